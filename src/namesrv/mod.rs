@@ -1,0 +1,1 @@
+//! namesrv (under construction)
