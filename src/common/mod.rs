@@ -1,1 +1,4 @@
-//! common (under construction)
+//! The message model broker, store and wire share: topic configs and permissions, properties,
+//! sysflags, message ids, tag hash, topic/group name rules, system topic names.
+
+pub mod topic;

@@ -1,0 +1,1 @@
+//! JSON bodies in the shapes Java (fastjson) emits and Java and Go accept.
