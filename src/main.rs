@@ -1,4 +1,140 @@
-//! The `rmqd` binary: load config, start the broker (and the embedded NameServer), wait for a signal.
-fn main() {
-    println!("rmqd");
+//! `rmqd`: load config, start the broker (and the embedded NameServer), wait for a signal, shut down.
+//!
+//! ```text
+//! rmqd [-c broker.conf] [-n namesrvAddr] [-p]     a broker (+ embedded NameServer when no address is given)
+//! rmqd namesrv [-c namesrv.conf] [-p]             only a NameServer, like mqnamesrv
+//! ```
+
+use std::process::ExitCode;
+
+use rmqd::broker::{BrokerConfig, BrokerController};
+use rmqd::common::java_properties;
+
+const USAGE: &str = "usage: rmqd [-c broker.conf] [-n namesrvAddr] [-p]\n       rmqd namesrv [-c namesrv.conf] [-p]";
+
+fn main() -> ExitCode {
+    init_logging();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("namesrv") => run_namesrv(&args[1..]),
+        Some("-h" | "--help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some("--version" | "-v") => {
+            println!("rmqd {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        _ => run_broker(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rmqd: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("RMQD_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    use std::io::IsTerminal;
+    let ansi = std::io::stdout().is_terminal();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(ansi)
+        .init();
+}
+
+/// Parsed `-c`, `-n`, `-p` flags.
+#[derive(Default)]
+struct Flags {
+    config_file: Option<String>,
+    namesrv_addr: Option<String>,
+    print_config: bool,
+}
+
+fn parse_flags(args: &[String]) -> Result<Flags, String> {
+    let mut flags = Flags::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-c" => flags.config_file = Some(it.next().ok_or("-c needs a file")?.clone()),
+            "-n" => flags.namesrv_addr = Some(it.next().ok_or("-n needs an address")?.clone()),
+            "-p" | "-m" => flags.print_config = true,
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    Ok(flags)
+}
+
+fn read_properties(path: &str) -> Result<Vec<(String, String)>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read config file {path}: {e}"))?;
+    Ok(java_properties::parse(&text))
+}
+
+fn load_broker_config(flags: &Flags) -> Result<BrokerConfig, String> {
+    let mut config = BrokerConfig::default();
+    if let Some(path) = &flags.config_file {
+        for (k, v) in read_properties(path)? {
+            if !config.set(&k, &v).map_err(|e| format!("{path}: {e}"))? {
+                tracing::warn!(key = %k, file = %path, "unknown or unsupported config key, ignored");
+            }
+        }
+    }
+    if let Some(addr) = &flags.namesrv_addr {
+        config.namesrv_addr = Some(addr.clone());
+    }
+    if config.namesrv_addr.is_none() {
+        config.namesrv_addr = std::env::var("NAMESRV_ADDR").ok().filter(|s| !s.is_empty());
+    }
+    Ok(config)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("rmqd")
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+fn run_broker(args: &[String]) -> Result<(), String> {
+    let flags = parse_flags(args)?;
+    let config = load_broker_config(&flags)?;
+    if flags.print_config {
+        print!("{}", java_properties::write(&config.key_values()));
+        return Ok(());
+    }
+    runtime()?.block_on(async move {
+        let broker = BrokerController::start(config).await?;
+        let c = &broker.ctx.config;
+        println!(
+            "The broker[{}, {}] boot success. serializeType=JSON and name server is {}",
+            c.broker_name,
+            c.broker_addr(),
+            c.namesrv_addr.as_deref().unwrap_or("")
+        );
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        broker.shutdown().await;
+        Ok(())
+    })
+}
+
+fn run_namesrv(args: &[String]) -> Result<(), String> {
+    let _flags = parse_flags(args)?;
+    Err("the NameServer is not built into this rmqd yet".into())
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
 }

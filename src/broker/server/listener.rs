@@ -1,0 +1,200 @@
+//! Accept loop and per-connection read loop. A malformed frame closes only its connection, with a
+//! log line naming the peer and the reason; an overloaded server answers SYSTEM_BUSY.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, Semaphore};
+use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::connection::Connection;
+use super::{writer, RequestHandler};
+use crate::remoting::codec::CodecError;
+use crate::remoting::{FrameCodec, RemotingCommand, ResponseCode};
+
+/// Limits of one server. Java's names where Java has the knob.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub bind: SocketAddr,
+    /// Connections beyond this are closed at accept.
+    pub max_connections: usize,
+    /// Requests being processed at once, server-wide; beyond it requests get SYSTEM_BUSY.
+    pub max_in_flight: usize,
+    /// `serverChannelMaxIdleTimeSeconds`: a connection with nothing to read this long is closed.
+    pub idle_timeout: Duration,
+    pub max_frame_length: usize,
+}
+
+impl ServerConfig {
+    pub fn new(bind: SocketAddr) -> Self {
+        Self {
+            bind,
+            max_connections: 10_000,
+            max_in_flight: 65_536,
+            idle_timeout: Duration::from_secs(120),
+            max_frame_length: crate::remoting::MAX_FRAME_LENGTH,
+        }
+    }
+}
+
+/// A running server: its address, and a way to stop it.
+pub struct ServerHandle {
+    pub local_addr: SocketAddr,
+    shutdown: CancellationToken,
+    tasks: TaskTracker,
+}
+
+impl ServerHandle {
+    /// Stops accepting and reading, lets in-flight requests finish and flush, then returns.
+    pub async fn shutdown(&self, grace: Duration) {
+        self.shutdown.cancel();
+        self.tasks.close();
+        if tokio::time::timeout(grace, self.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(addr = %self.local_addr, "shutdown grace period over with requests still running");
+        }
+    }
+}
+
+/// Binds `config.bind` and serves `handler` until shut down.
+pub async fn serve<H: RequestHandler>(
+    config: ServerConfig,
+    handler: Arc<H>,
+) -> std::io::Result<ServerHandle> {
+    let listener = TcpListener::bind(config.bind).await?;
+    let local_addr = listener.local_addr()?;
+    let shutdown = CancellationToken::new();
+    let tasks = TaskTracker::new();
+    let server = Arc::new(Server {
+        config,
+        handler,
+        shutdown: shutdown.clone(),
+        tasks: tasks.clone(),
+        connections: Arc::new(Semaphore::new(0)),
+        in_flight: Arc::new(Semaphore::new(0)),
+        next_id: AtomicU64::new(1),
+    });
+    server
+        .connections
+        .add_permits(server.config.max_connections);
+    server.in_flight.add_permits(server.config.max_in_flight);
+    tasks.spawn(server.accept_loop(listener));
+    Ok(ServerHandle {
+        local_addr,
+        shutdown,
+        tasks,
+    })
+}
+
+struct Server<H> {
+    config: ServerConfig,
+    handler: Arc<H>,
+    shutdown: CancellationToken,
+    tasks: TaskTracker,
+    connections: Arc<Semaphore>,
+    in_flight: Arc<Semaphore>,
+    next_id: AtomicU64,
+}
+
+impl<H: RequestHandler> Server<H> {
+    async fn accept_loop(self: Arc<Self>, listener: TcpListener) {
+        loop {
+            let accepted = tokio::select! {
+                _ = self.shutdown.cancelled() => return,
+                a = listener.accept() => a,
+            };
+            let (stream, peer) = match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let Ok(permit) = self.connections.clone().try_acquire_owned() else {
+                tracing::warn!(%peer, limit = self.config.max_connections, "connection limit reached, closing");
+                continue;
+            };
+            let server = self.clone();
+            self.tasks.spawn(async move {
+                server.serve_connection(stream, peer).await;
+                drop(permit);
+            });
+        }
+    }
+
+    async fn serve_connection(self: Arc<Self>, stream: TcpStream, peer: SocketAddr) {
+        let _ = stream.set_nodelay(true);
+        let local = stream.local_addr().unwrap_or(self.config.bind);
+        let (read, write) = stream.into_split();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let conn = Arc::new(Connection::new(id, peer, local, tx));
+        let writer = tokio::spawn(writer::run(write, rx));
+        let codec = FrameCodec::with_max_frame_length(self.config.max_frame_length);
+        let mut frames = FramedRead::with_capacity(read, codec, 64 * 1024);
+        loop {
+            let next = tokio::select! {
+                _ = self.shutdown.cancelled() => break,
+                n = tokio::time::timeout(self.config.idle_timeout, frames.next()) => n,
+            };
+            match next {
+                Err(_) => {
+                    tracing::info!(%peer, "closing idle connection");
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(Err(CodecError::Io(e)))) => {
+                    tracing::debug!(%peer, error = %e, "connection read failed");
+                    break;
+                }
+                Ok(Some(Err(CodecError::Remoting(e)))) => {
+                    tracing::warn!(%peer, reason = %e, "malformed frame, closing connection");
+                    break;
+                }
+                Ok(Some(Ok(cmd))) => self.on_frame(&conn, cmd),
+            }
+        }
+        conn.fail_pending();
+        self.handler.on_close(&conn);
+        drop(conn);
+        let _ = writer.await;
+    }
+
+    fn on_frame(self: &Arc<Self>, conn: &Arc<Connection>, cmd: RemotingCommand) {
+        if cmd.is_response() {
+            if !conn.complete(cmd) {
+                tracing::debug!(peer = %conn.peer, "response with an unknown opaque dropped");
+            }
+            return;
+        }
+        conn.note_client(&cmd);
+        let Ok(permit) = self.in_flight.clone().try_acquire_owned() else {
+            if !cmd.is_oneway() {
+                let busy =
+                    RemotingCommand::response_to(&cmd, ResponseCode::SYSTEM_BUSY.code(), None)
+                        .with_remark("[OVERLOAD]system busy, start flow control for a while");
+                conn.send(busy);
+            }
+            return;
+        };
+        let handler = self.handler.clone();
+        let conn = conn.clone();
+        self.tasks.spawn(async move {
+            let oneway = cmd.is_oneway();
+            let response = handler.handle(conn.clone(), cmd).await;
+            if let (Some(r), false) = (response, oneway) {
+                conn.send(r);
+            }
+            drop(permit);
+        });
+    }
+}

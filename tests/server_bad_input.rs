@@ -1,0 +1,143 @@
+//! The connection server over real TCP: unknown codes, oneway, and every kind of malformed frame
+//! closing only its own connection while the process and other connections carry on.
+
+mod support;
+
+use rmqd::broker::{BrokerConfig, BrokerController};
+use rmqd::remoting::{RemotingCommand, ResponseCode, SerializeType};
+use support::RawClient;
+
+async fn start_broker() -> BrokerController {
+    let config = BrokerConfig {
+        listen_port: 0,
+        bind_address: "127.0.0.1".into(),
+        ..Default::default()
+    };
+    BrokerController::start(config).await.unwrap()
+}
+
+fn unknown_code_request(opaque: i32) -> RemotingCommand {
+    let mut cmd = RemotingCommand::request(9999);
+    cmd.opaque = opaque;
+    cmd
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_code_gets_not_supported_with_java_remark() {
+    let broker = start_broker().await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        for st in [SerializeType::Json, SerializeType::RocketMq] {
+            let mut c = RawClient::connect(addr);
+            let mut req = unknown_code_request(42);
+            req.serialize_type = st;
+            let resp = c.call(&req);
+            assert_eq!(resp.code, ResponseCode::REQUEST_CODE_NOT_SUPPORTED.code());
+            assert_eq!(resp.opaque, 42);
+            assert!(resp.is_response());
+            assert_eq!(
+                resp.remark.as_deref(),
+                Some(" request type 9999 not supported")
+            );
+        }
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oneway_request_gets_no_answer() {
+    let broker = start_broker().await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        let mut oneway = unknown_code_request(1);
+        oneway.mark_oneway();
+        c.send(&oneway);
+        let resp = c.call(&unknown_code_request(2));
+        assert_eq!(resp.opaque, 2, "the oneway request must not be answered");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+/// Frames that must close the connection: (name, bytes).
+fn malformed_frames() -> Vec<(&'static str, Vec<u8>)> {
+    let mut random = Vec::new();
+    let mut x: u32 = 0x1234_5678;
+    for _ in 0..4096 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        random.push((x >> 24) as u8);
+    }
+    random[0] = 0x7f;
+    vec![
+        ("absurd length", vec![0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
+        ("negative length", vec![0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0]),
+        (
+            "header longer than frame",
+            vec![0, 0, 0, 8, 0, 0, 0, 100, 1, 2, 3, 4],
+        ),
+        (
+            "broken json",
+            [&[0u8, 0, 0, 9, 0, 0, 0, 5][..], b"{\"co:"].concat(),
+        ),
+        (
+            "unknown serialize type",
+            [&[0u8, 0, 0, 6, 7, 0, 0, 2][..], b"{}"].concat(),
+        ),
+        ("short binary header", vec![0, 0, 0, 7, 1, 0, 0, 3, 0, 1, 2]),
+        ("random bytes", random),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_frames_close_only_their_connection() {
+    let broker = start_broker().await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut healthy = RawClient::connect(addr);
+        for (name, bytes) in malformed_frames() {
+            let mut bad = RawClient::connect(addr);
+            bad.send_raw(&bytes);
+            assert!(
+                bad.is_closed_by_server(),
+                "{name}: connection should be closed"
+            );
+            let resp = healthy.call(&unknown_code_request(7));
+            assert_eq!(
+                resp.opaque, 7,
+                "{name}: healthy connection must keep working"
+            );
+        }
+        // A frame cut short, then the peer hangs up: the server just drops the connection.
+        let mut cut = RawClient::connect(addr);
+        cut.send_raw(&[0, 0, 0, 100, 0, 0, 0, 10, b'{']);
+        drop(cut);
+        assert_eq!(healthy.call(&unknown_code_request(8)).opaque, 8);
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_requests_all_answered_by_opaque() {
+    let broker = start_broker().await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        for i in 0..200 {
+            c.send(&unknown_code_request(i));
+        }
+        let mut seen: Vec<i32> = (0..200).map(|_| c.recv().unwrap().opaque).collect();
+        seen.sort();
+        assert_eq!(seen, (0..200).collect::<Vec<_>>());
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
