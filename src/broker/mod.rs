@@ -3,6 +3,7 @@
 pub mod config;
 pub mod dispatch;
 pub mod error;
+pub mod long_polling;
 pub mod server;
 
 use std::sync::Arc;

@@ -1,5 +1,10 @@
 //! The message model broker, store and wire share: topic configs and permissions, properties,
-//! sysflags, message ids, tag hash, topic/group name rules, system topic names.
+//! sysflags, message ids, tag hash, topic/group name rules, system topic names, batch bodies.
 
 pub mod java_properties;
+pub mod batch;
+pub mod message;
+pub mod msg_id;
+pub mod properties;
+pub mod tag;
 pub mod topic;
