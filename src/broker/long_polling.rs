@@ -44,7 +44,11 @@ impl PullRequestHoldService {
         deadline: Instant,
         mut attempt: impl FnMut() -> Result<T, T>,
     ) -> T {
-        let notify = self.queues.entry((topic.to_string(), queue_id)).or_default().clone();
+        let notify = self
+            .queues
+            .entry((topic.to_string(), queue_id))
+            .or_default()
+            .clone();
         loop {
             let notified = notify.notified();
             tokio::pin!(notified);
@@ -86,8 +90,14 @@ mod tests {
         let (s, r) = (svc.clone(), ready.clone());
         let started = Instant::now();
         let held = tokio::spawn(async move {
-            s.hold("T", 0, deadline_after(10_000), || if r.load(Ordering::SeqCst) { Ok(1) } else { Err(0) })
-                .await
+            s.hold("T", 0, deadline_after(10_000), || {
+                if r.load(Ordering::SeqCst) {
+                    Ok(1)
+                } else {
+                    Err(0)
+                }
+            })
+            .await
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
         ready.store(true, Ordering::SeqCst);
@@ -99,7 +109,9 @@ mod tests {
     #[tokio::test]
     async fn timeout_returns_the_empty_answer() {
         let svc = PullRequestHoldService::new();
-        let v = svc.hold("T", 1, deadline_after(50), || Err::<i32, i32>(7)).await;
+        let v = svc
+            .hold("T", 1, deadline_after(50), || Err::<i32, i32>(7))
+            .await;
         assert_eq!(v, 7);
     }
 }

@@ -1,8 +1,8 @@
 //! The message model broker, store and wire share: topic configs and permissions, properties,
 //! sysflags, message ids, tag hash, topic/group name rules, system topic names, batch bodies.
 
-pub mod java_properties;
 pub mod batch;
+pub mod java_properties;
 pub mod message;
 pub mod msg_id;
 pub mod properties;
