@@ -2,6 +2,82 @@
 //! value a string; integers in decimal; booleans `"true"`/`"false"` (anything else reads as false);
 //! absent fields stay `None`. Reading is lenient (surrounding whitespace, `+`), writing is exact.
 
+pub mod check_transaction_state;
+pub mod consume_message_directly;
+pub mod consumer_send_msg_back;
+pub mod create_topic;
+pub mod delete_subscription_group;
+pub mod delete_topic;
+pub mod end_transaction;
+pub mod get_all_subscription_group;
+pub mod get_all_topic_config;
+pub mod get_broker_config;
+pub mod get_consume_stats;
+pub mod get_consumer_connection_list;
+pub mod get_consumer_list_by_group;
+pub mod get_consumer_running_info;
+pub mod get_earliest_msg_storetime;
+pub mod get_max_offset;
+pub mod get_min_offset;
+pub mod get_producer_connection_list;
+pub mod get_topic_config;
+pub mod get_topic_stats_info;
+pub mod notify_consumer_ids_changed;
+pub mod pull_message;
+pub mod query_consume_queue;
+pub mod query_consumer_offset;
+pub mod query_message;
+pub mod query_topic_consume_by_who;
+pub mod reset_offset;
+pub mod rpc;
+pub mod search_offset;
+pub mod send_message;
+pub mod send_message_response;
+pub mod unregister_client;
+pub mod update_consumer_offset;
+pub mod view_message;
+
+pub use check_transaction_state::CheckTransactionStateRequestHeader;
+pub use consume_message_directly::ConsumeMessageDirectlyResultRequestHeader;
+pub use consumer_send_msg_back::ConsumerSendMsgBackRequestHeader;
+pub use create_topic::CreateTopicRequestHeader;
+pub use delete_subscription_group::DeleteSubscriptionGroupRequestHeader;
+pub use delete_topic::DeleteTopicRequestHeader;
+pub use end_transaction::EndTransactionRequestHeader;
+pub use get_all_subscription_group::{
+    GetAllSubscriptionGroupRequestHeader, GetAllSubscriptionGroupResponseHeader,
+};
+pub use get_all_topic_config::{GetAllTopicConfigRequestHeader, GetAllTopicConfigResponseHeader};
+pub use get_broker_config::GetBrokerConfigResponseHeader;
+pub use get_consume_stats::GetConsumeStatsRequestHeader;
+pub use get_consumer_connection_list::GetConsumerConnectionListRequestHeader;
+pub use get_consumer_list_by_group::GetConsumerListByGroupRequestHeader;
+pub use get_consumer_running_info::GetConsumerRunningInfoRequestHeader;
+pub use get_earliest_msg_storetime::{
+    GetEarliestMsgStoretimeRequestHeader, GetEarliestMsgStoretimeResponseHeader,
+};
+pub use get_max_offset::{GetMaxOffsetRequestHeader, GetMaxOffsetResponseHeader};
+pub use get_min_offset::{GetMinOffsetRequestHeader, GetMinOffsetResponseHeader};
+pub use get_producer_connection_list::GetProducerConnectionListRequestHeader;
+pub use get_topic_config::GetTopicConfigRequestHeader;
+pub use get_topic_stats_info::GetTopicStatsInfoRequestHeader;
+pub use notify_consumer_ids_changed::NotifyConsumerIdsChangedRequestHeader;
+pub use pull_message::{PullMessageRequestHeader, PullMessageResponseHeader};
+pub use query_consume_queue::QueryConsumeQueueRequestHeader;
+pub use query_consumer_offset::{
+    QueryConsumerOffsetRequestHeader, QueryConsumerOffsetResponseHeader,
+};
+pub use query_message::{QueryMessageRequestHeader, QueryMessageResponseHeader};
+pub use query_topic_consume_by_who::QueryTopicConsumeByWhoRequestHeader;
+pub use reset_offset::ResetOffsetRequestHeader;
+pub use rpc::RpcRequestHeader;
+pub use search_offset::{BoundaryType, SearchOffsetRequestHeader, SearchOffsetResponseHeader};
+pub use send_message::{SendMessageRequestHeader, SendMessageRequestHeaderV2};
+pub use send_message_response::SendMessageResponseHeader;
+pub use unregister_client::UnregisterClientRequestHeader;
+pub use update_consumer_offset::UpdateConsumerOffsetRequestHeader;
+pub use view_message::ViewMessageRequestHeader;
+
 use super::command::ExtFields;
 use super::error::RemotingError;
 
