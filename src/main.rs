@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use rmqd::broker::{BrokerConfig, BrokerController};
 use rmqd::common::java_properties;
+use rmqd::store::config::MessageStoreConfig;
 
 const USAGE: &str = "usage: rmqd [-c broker.conf] [-n namesrvAddr] [-p]\n       rmqd namesrv [-c namesrv.conf] [-p]";
 
@@ -76,11 +77,16 @@ fn read_properties(path: &str) -> Result<Vec<(String, String)>, String> {
     Ok(java_properties::parse(&text))
 }
 
-fn load_broker_config(flags: &Flags) -> Result<BrokerConfig, String> {
+/// Loads `-c` into the broker's and the store's configs: each key goes to the broker first,
+/// then to the store; a key neither knows is logged and ignored.
+fn load_broker_config(flags: &Flags) -> Result<(BrokerConfig, MessageStoreConfig), String> {
     let mut config = BrokerConfig::default();
+    let mut store = MessageStoreConfig::default();
     if let Some(path) = &flags.config_file {
         for (k, v) in read_properties(path)? {
-            if !config.set(&k, &v).map_err(|e| format!("{path}: {e}"))? {
+            let known = config.set(&k, &v).map_err(|e| format!("{path}: {e}"))?
+                || store.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
+            if !known {
                 tracing::warn!(key = %k, file = %path, "unknown or unsupported config key, ignored");
             }
         }
@@ -91,7 +97,9 @@ fn load_broker_config(flags: &Flags) -> Result<BrokerConfig, String> {
     if config.namesrv_addr.is_none() {
         config.namesrv_addr = std::env::var("NAMESRV_ADDR").ok().filter(|s| !s.is_empty());
     }
-    Ok(config)
+    // Both halves need the role; the broker's copy was validated above.
+    store.set("brokerRole", &config.broker_role).map_err(|e| e.to_string())?;
+    Ok((config, store))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -104,13 +112,15 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 fn run_broker(args: &[String]) -> Result<(), String> {
     let flags = parse_flags(args)?;
-    let config = load_broker_config(&flags)?;
+    let (config, store_config) = load_broker_config(&flags)?;
     if flags.print_config {
-        print!("{}", java_properties::write(&config.key_values()));
+        let mut pairs = config.key_values();
+        pairs.extend(store_config.keys_and_values().into_iter().map(|(k, v)| (k.to_string(), v)));
+        print!("{}", java_properties::write(&pairs));
         return Ok(());
     }
     runtime()?.block_on(async move {
-        let broker = BrokerController::start(config).await?;
+        let broker = BrokerController::start(config, store_config).await?;
         let c = &broker.ctx.config;
         println!(
             "The broker[{}, {}] boot success. serializeType=JSON and name server is {}",

@@ -5,6 +5,7 @@ mod support;
 
 use rmqd::broker::{BrokerConfig, BrokerController};
 use rmqd::remoting::{RemotingCommand, ResponseCode, SerializeType};
+use rmqd::store::config::MessageStoreConfig;
 use support::RawClient;
 
 async fn start_broker() -> BrokerController {

@@ -1,61 +1,229 @@
 //! GLUE: the broker — tokio lives here. Server, dispatch, processors, metadata, services.
 
+pub mod client_registry;
 pub mod config;
 pub mod dispatch;
 pub mod error;
 pub mod long_polling;
+pub mod metadata;
+pub mod periodic;
+pub mod processor;
 pub mod server;
+pub mod stats;
 
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+
 pub use config::BrokerConfig;
 
+use client_registry::ClientRegistry;
+use long_polling::PullRequestHoldService;
+use metadata::groups::SubscriptionGroupManager;
+use metadata::offsets::ConsumerOffsetManager;
+use metadata::topics::TopicConfigManager;
+use periodic::PeriodicService;
 use server::{ServerConfig, ServerHandle};
+use stats::BrokerStats;
+
+use crate::store::config::MessageStoreConfig;
+use crate::store::MessageStore;
 
 /// Everything a processor may need, shared by all requests.
 pub struct BrokerContext {
     pub config: BrokerConfig,
+    pub store: Arc<MessageStore>,
+    pub topics: TopicConfigManager,
+    pub groups: SubscriptionGroupManager,
+    pub offsets: ConsumerOffsetManager,
+    pub clients: ClientRegistry,
+    pub pull_hold: PullRequestHoldService,
+    pub stats: BrokerStats,
+    /// `brokerIP1:listenPort`, written into every record as the store host.
+    pub store_host: SocketAddr,
+    pub boot_timestamp: i64,
+    broker_permission: AtomicI32,
+    /// Keys changed by UPDATE_BROKER_CONFIG, reported back by GET_BROKER_CONFIG.
+    overrides: Mutex<Vec<(String, String)>>,
+    register_now: Notify,
+}
+
+impl BrokerContext {
+    pub fn broker_permission(&self) -> i32 {
+        self.broker_permission.load(Ordering::Relaxed)
+    }
+
+    pub fn region_id(&self) -> &'static str {
+        "DefaultRegion"
+    }
+
+    /// Asks the registration service to register with the NameServers now (topic changes).
+    pub fn register_to_namesrv_soon(&self) {
+        self.register_now.notify_one();
+    }
+
+    /// Broker and store keys with their effective values (GET_BROKER_CONFIG).
+    pub fn all_config_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = self.config.key_values();
+        pairs.extend(self.store.config().keys_and_values().into_iter().map(|(k, v)| (k.to_string(), v)));
+        for (k, v) in self.overrides.lock().iter() {
+            match pairs.iter_mut().find(|(pk, _)| pk == k) {
+                Some(slot) => slot.1 = v.clone(),
+                None => pairs.push((k.clone(), v.clone())),
+            }
+        }
+        if let Some(p) = pairs.iter_mut().find(|(k, _)| k == "brokerPermission") {
+            p.1 = self.broker_permission().to_string();
+        }
+        pairs
+    }
+
+    /// UPDATE_BROKER_CONFIG: values are checked like the config file's; `brokerPermission`
+    /// applies at once, the rest is recorded and reported (most keys need a restart, as in Java).
+    pub fn update_config(&self, pairs: &[(String, String)]) -> Result<(), String> {
+        let mut probe_broker = self.config.clone();
+        let mut probe_store = self.store.config().clone();
+        for (k, v) in pairs {
+            let known = probe_broker.set(k, v).map_err(|e| e.to_string())? || probe_store.set(k, v).map_err(|e| e.to_string())?;
+            if !known {
+                tracing::warn!(key = %k, "UPDATE_BROKER_CONFIG: unknown key recorded");
+            }
+        }
+        self.broker_permission.store(probe_broker.broker_permission, Ordering::Relaxed);
+        let mut overrides = self.overrides.lock();
+        for (k, v) in pairs {
+            overrides.retain(|(ok, _)| ok != k);
+            overrides.push((k.clone(), v.clone()));
+        }
+        drop(overrides);
+        self.register_to_namesrv_soon();
+        Ok(())
+    }
 }
 
 /// A running broker: its listener and its background services.
 pub struct BrokerController {
     pub ctx: Arc<BrokerContext>,
     server: ServerHandle,
+    services: Vec<PeriodicService>,
 }
 
 impl BrokerController {
-    /// Opens everything and starts serving on `listenPort`.
-    pub async fn start(config: BrokerConfig) -> anyhow_like::Result<Self> {
-        let bind = format!("{}:{}", config.bind_address, config.listen_port);
-        let bind = bind
-            .parse()
-            .map_err(|e| format!("bad bindAddress/listenPort {bind}: {e}"))?;
-        let mut server_config = ServerConfig::new(bind);
-        server_config.idle_timeout =
-            Duration::from_secs(config.server_channel_max_idle_time_seconds.max(1));
-        server_config.max_connections = config.server_max_connections;
-        server_config.max_in_flight = config.server_max_in_flight;
-        let ctx = Arc::new(BrokerContext { config });
-        let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });
-        let server = server::serve(server_config, handler).await.map_err(|e| {
-            format!("cannot listen on {bind}: {e} (is another broker using listenPort?)")
-        })?;
-        tracing::info!(addr = %server.local_addr, "broker listening");
-        Ok(Self { ctx, server })
+    /// Opens the store (taking its lock first), loads the metadata, starts serving on
+    /// `listenPort` and starts the background services.
+    pub async fn start(mut config: BrokerConfig, store_config: MessageStoreConfig) -> Result<Self, String> {
+        if config.listen_port == 0 {
+            config.listen_port = free_port(&config.bind_address)?;
+        }
+        let store_host = resolve(&config.broker_ip1, config.listen_port)?;
+        let store = tokio::task::spawn_blocking(move || MessageStore::open(store_config))
+            .await
+            .map_err(|e| format!("store start-up panicked: {e}"))?
+            .map_err(|e| format!("cannot open the message store: {e}"))?;
+        let store = Arc::new(store);
+        let paths = store.paths();
+        let topics = TopicConfigManager::load(&config, paths.topics_json())?;
+        let groups = SubscriptionGroupManager::load(paths.subscription_group_json(), config.auto_create_subscription_group)?;
+        let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
+        let ctx = Arc::new(BrokerContext {
+            broker_permission: AtomicI32::new(config.broker_permission),
+            config,
+            store,
+            topics,
+            groups,
+            offsets,
+            clients: ClientRegistry::new(),
+            pull_hold: PullRequestHoldService::new(),
+            stats: BrokerStats::new(),
+            store_host,
+            boot_timestamp: now_millis(),
+            overrides: Mutex::new(Vec::new()),
+            register_now: Notify::new(),
+        });
+        let weak = Arc::downgrade(&ctx);
+        ctx.store.set_arrival_listener(Arc::new(move |topic: &str, queue_id: i32| {
+            if let Some(ctx) = weak.upgrade() {
+                ctx.pull_hold.notify_arrival(topic, queue_id);
+            }
+        }));
+        ctx.topics.persist()?;
+        let server = Self::serve(&ctx).await?;
+        let services = Self::start_services(&ctx);
+        Ok(Self { ctx, server, services })
     }
 
-    pub fn local_addr(&self) -> std::net::SocketAddr {
+    async fn serve(ctx: &Arc<BrokerContext>) -> Result<ServerHandle, String> {
+        let c = &ctx.config;
+        let bind = resolve(&c.bind_address, c.listen_port)?;
+        let mut server_config = ServerConfig::new(bind);
+        server_config.idle_timeout = Duration::from_secs(c.server_channel_max_idle_time_seconds.max(1));
+        server_config.max_connections = c.server_max_connections;
+        server_config.max_in_flight = c.server_max_in_flight;
+        let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });
+        let server = server::serve(server_config, handler)
+            .await
+            .map_err(|e| format!("cannot listen on {bind}: {e} (is another broker using listenPort {}?)", c.listen_port))?;
+        tracing::info!(addr = %server.local_addr, store_host = %ctx.store_host, "broker listening");
+        Ok(server)
+    }
+
+    fn start_services(ctx: &Arc<BrokerContext>) -> Vec<PeriodicService> {
+        let c = &ctx.config;
+        let offsets_every = Duration::from_millis(c.flush_consumer_offset_interval.max(100));
+        let expiry = Duration::from_millis(c.channel_not_active_interval.max(1_000));
+        let (a, b, d) = (ctx.clone(), ctx.clone(), ctx.clone());
+        vec![
+            PeriodicService::start("consumer-offset-persist", offsets_every, offsets_every, move || {
+                if let Err(e) = a.offsets.persist() {
+                    tracing::error!(error = %e, "cannot write consumerOffset.json");
+                }
+            }),
+            PeriodicService::start("client-liveness", Duration::from_secs(10), Duration::from_secs(10), move || {
+                b.clients.scan_not_active(expiry);
+                b.pull_hold.prune();
+            }),
+            PeriodicService::start("stats-sampler", Duration::from_secs(1), Duration::from_secs(1), move || {
+                d.stats.sample();
+            }),
+        ]
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
         self.server.local_addr
     }
 
-    /// Stops accepting, finishes in-flight requests, flushes and closes the store.
+    /// Stops accepting, finishes in-flight requests, persists metadata, flushes and closes the store.
     pub async fn shutdown(self) {
+        self.ctx.pull_hold.notify_all();
         self.server.shutdown(Duration::from_secs(10)).await;
+        for s in self.services {
+            s.stop().await;
+        }
+        if let Err(e) = self.ctx.offsets.persist() {
+            tracing::error!(error = %e, "cannot write consumerOffset.json at shutdown");
+        }
+        let store = self.ctx.store.clone();
+        let _ = tokio::task::spawn_blocking(move || store.shutdown()).await;
     }
 }
 
-/// Start-up errors are plain messages that say what to do next.
-pub mod anyhow_like {
-    pub type Result<T> = std::result::Result<T, String>;
+fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
+    (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {host}:{port}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("no address for {host}:{port}"))
+}
+
+fn free_port(bind: &str) -> Result<u16, String> {
+    let l = std::net::TcpListener::bind((bind, 0)).map_err(|e| format!("cannot find a free port: {e}"))?;
+    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }

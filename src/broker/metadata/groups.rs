@@ -1,0 +1,132 @@
+//! `SubscriptionGroupManager`: consumer group configs (retry and DLQ policy, consume permission),
+//! the built-in system groups, auto-creation on first use, persisted as `subscriptionGroup.json`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+
+use super::persist::JsonFile;
+use crate::broker::error::BrokerError;
+use crate::common::topic::is_system_group;
+use crate::remoting::body::data_version::DataVersion;
+use crate::remoting::body::subscription_group::{SubscriptionGroupConfig, SubscriptionGroupWrapper};
+use crate::remoting::ResponseCode;
+
+/// Groups a Java broker creates for itself at start.
+const SYSTEM_GROUPS: [&str; 8] = [
+    "TOOLS_CONSUMER",
+    "FILTERSRV_CONSUMER",
+    "__MONITOR_CONSUMER",
+    "CLIENT_INNER_PRODUCER",
+    "SELF_TEST_P_GROUP",
+    "SELF_TEST_C_GROUP",
+    "CID_ONS-HTTP-PROXY",
+    "CID_ONSAPI_PERMISSION",
+];
+
+pub struct SubscriptionGroupManager {
+    table: RwLock<BTreeMap<String, Arc<SubscriptionGroupConfig>>>,
+    forbidden: RwLock<BTreeMap<String, BTreeMap<String, i32>>>,
+    data_version: Mutex<DataVersion>,
+    auto_create: bool,
+    file: JsonFile,
+}
+
+impl SubscriptionGroupManager {
+    pub fn load(path: PathBuf, auto_create: bool) -> Result<Self, String> {
+        let mut table = BTreeMap::new();
+        for g in SYSTEM_GROUPS {
+            let mut c = SubscriptionGroupConfig::new(g);
+            if g == "TOOLS_CONSUMER" || g == "__MONITOR_CONSUMER" || g == "CID_ONS-HTTP-PROXY" || g == "CID_ONSAPI_PERMISSION" {
+                c.consume_broadcast_enable = true;
+            }
+            table.insert(g.to_string(), Arc::new(c));
+        }
+        let file = JsonFile::new(path);
+        let mut forbidden = BTreeMap::new();
+        let mut data_version = DataVersion::default();
+        if let Some(text) = file.load()? {
+            let w = SubscriptionGroupWrapper::decode(text.as_bytes())
+                .map_err(|e| format!("{}: not a subscriptionGroup.json the broker can read: {e}", file.path().display()))?;
+            for (name, mut c) in w.subscription_group_table {
+                if c.group_name.is_empty() {
+                    c.group_name = name.clone();
+                }
+                table.insert(name, Arc::new(c));
+            }
+            forbidden = w.forbidden_table;
+            if let Ok(v) = serde_json::from_value(w.data_version) {
+                data_version = v;
+            }
+        }
+        Ok(Self {
+            table: RwLock::new(table),
+            forbidden: RwLock::new(forbidden),
+            data_version: Mutex::new(data_version),
+            auto_create,
+            file,
+        })
+    }
+
+    pub fn find(&self, group: &str) -> Option<Arc<SubscriptionGroupConfig>> {
+        self.table.read().get(group).cloned()
+    }
+
+    /// Java `findSubscriptionGroupConfig`: creates the group with defaults when auto-creation is
+    /// on (or it is a system group); otherwise SUBSCRIPTION_GROUP_NOT_EXIST.
+    pub fn find_or_create(&self, group: &str) -> Result<Arc<SubscriptionGroupConfig>, BrokerError> {
+        if let Some(c) = self.find(group) {
+            return Ok(c);
+        }
+        if !(self.auto_create || is_system_group(group)) {
+            let remark = format!("subscription group [{group}] does not exist, apply first please!");
+            return Err(BrokerError::refused(ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST, remark));
+        }
+        self.update(SubscriptionGroupConfig::new(group))
+            .map_err(|e| BrokerError::refused(ResponseCode::SYSTEM_ERROR, e))?;
+        Ok(self.find(group).expect("just created"))
+    }
+
+    pub fn all(&self) -> Vec<Arc<SubscriptionGroupConfig>> {
+        self.table.read().values().cloned().collect()
+    }
+
+    pub fn update(&self, config: SubscriptionGroupConfig) -> Result<(), String> {
+        self.table.write().insert(config.group_name.clone(), Arc::new(config));
+        self.changed()
+    }
+
+    pub fn delete(&self, group: &str) -> Result<bool, String> {
+        let removed = self.table.write().remove(group).is_some();
+        self.forbidden.write().remove(group);
+        if removed {
+            self.changed()?;
+        }
+        Ok(removed)
+    }
+
+    pub fn data_version(&self) -> DataVersion {
+        *self.data_version.lock()
+    }
+
+    fn changed(&self) -> Result<(), String> {
+        self.data_version.lock().next_version();
+        self.persist()
+    }
+
+    /// The wrapper body (GET_ALL_SUBSCRIPTIONGROUP_CONFIG) and file content.
+    pub fn wrapper(&self) -> SubscriptionGroupWrapper {
+        SubscriptionGroupWrapper {
+            data_version: serde_json::to_value(self.data_version()).unwrap_or_default(),
+            forbidden_table: self.forbidden.read().clone(),
+            subscription_group_table: self.table.read().iter().map(|(k, v)| (k.clone(), (**v).clone())).collect(),
+        }
+    }
+
+    pub fn persist(&self) -> Result<(), String> {
+        let text = String::from_utf8(self.wrapper().encode()).map_err(|e| e.to_string())?;
+        self.file.persist(&text)
+    }
+}

@@ -1,0 +1,160 @@
+//! `TopicConfigManager`: the broker's topic table — system topics created at start, `topics.json`
+//! laid over them, auto-creation from a template topic (TBW102) on send, and the data version the
+//! NameServer registration carries.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+
+use super::persist::JsonFile;
+use crate::broker::config::BrokerConfig;
+use crate::common::topic::{TopicConfig, PERM_INHERIT, PERM_READ, PERM_WRITE};
+use crate::remoting::body::data_version::DataVersion;
+use crate::remoting::body::register_broker::TopicConfigSerializeWrapper;
+
+pub const AUTO_CREATE_TOPIC_KEY_TOPIC: &str = "TBW102";
+pub const SCHEDULE_TOPIC: &str = "SCHEDULE_TOPIC_XXXX";
+
+pub struct TopicConfigManager {
+    table: RwLock<BTreeMap<String, Arc<TopicConfig>>>,
+    data_version: Mutex<DataVersion>,
+    file: JsonFile,
+}
+
+impl TopicConfigManager {
+    /// Builds the system topics for `config`, then loads `topics.json` (or its `.bak`) over them.
+    pub fn load(config: &BrokerConfig, path: PathBuf) -> Result<Self, String> {
+        let mut table = BTreeMap::new();
+        for t in system_topics(config) {
+            table.insert(t.topic_name.clone(), Arc::new(t));
+        }
+        let file = JsonFile::new(path);
+        let mut data_version = DataVersion::default();
+        if let Some(text) = file.load()? {
+            let wrapper: TopicConfigSerializeWrapper = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a topics.json the broker can read: {e}", file.path().display()))?;
+            for (name, mut tc) in wrapper.topic_config_table {
+                if tc.topic_name.is_empty() {
+                    tc.topic_name = name.clone();
+                }
+                table.insert(name, Arc::new(tc));
+            }
+            data_version = wrapper.data_version;
+        }
+        Ok(Self { table: RwLock::new(table), data_version: Mutex::new(data_version), file })
+    }
+
+    pub fn select(&self, topic: &str) -> Option<Arc<TopicConfig>> {
+        self.table.read().get(topic).cloned()
+    }
+
+    pub fn contains(&self, topic: &str) -> bool {
+        self.table.read().contains_key(topic)
+    }
+
+    pub fn all(&self) -> Vec<Arc<TopicConfig>> {
+        self.table.read().values().cloned().collect()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.table.read().keys().cloned().collect()
+    }
+
+    pub fn data_version(&self) -> DataVersion {
+        *self.data_version.lock()
+    }
+
+    /// Creates or replaces a topic, bumps the data version and persists.
+    pub fn update(&self, tc: TopicConfig) -> Result<(), String> {
+        self.table.write().insert(tc.topic_name.clone(), Arc::new(tc));
+        self.changed()
+    }
+
+    /// Removes a topic; false when it did not exist.
+    pub fn delete(&self, topic: &str) -> Result<bool, String> {
+        let removed = self.table.write().remove(topic).is_some();
+        if removed {
+            self.changed()?;
+        }
+        Ok(removed)
+    }
+
+    /// Java `createTopicInSendMessageMethod`: a new topic from a template that has PERM_INHERIT.
+    /// `None` when the template is missing or may not be inherited.
+    pub fn create_from_template(
+        &self,
+        topic: &str,
+        template: &str,
+        client_queue_nums: i32,
+        topic_sys_flag: i32,
+    ) -> Result<Option<Arc<TopicConfig>>, String> {
+        if let Some(existing) = self.select(topic) {
+            return Ok(Some(existing));
+        }
+        let Some(tpl) = self.select(template) else { return Ok(None) };
+        if tpl.perm & PERM_INHERIT == 0 {
+            return Ok(None);
+        }
+        let queues = client_queue_nums.min(tpl.write_queue_nums).max(1);
+        let mut tc = TopicConfig::new(topic, queues, queues, tpl.perm & !PERM_INHERIT);
+        tc.topic_sys_flag = topic_sys_flag;
+        tc.topic_filter_type = tpl.topic_filter_type.clone();
+        self.update(tc)?;
+        Ok(self.select(topic))
+    }
+
+    /// Java `createTopicInSendMessageBackMethod`: retry/DLQ topics made on first use.
+    pub fn create_if_absent(&self, topic: &str, queue_nums: i32, perm: i32, sys_flag: i32) -> Result<Arc<TopicConfig>, String> {
+        if let Some(existing) = self.select(topic) {
+            return Ok(existing);
+        }
+        let mut tc = TopicConfig::new(topic, queue_nums, queue_nums, perm);
+        tc.topic_sys_flag = sys_flag;
+        self.update(tc)?;
+        Ok(self.select(topic).expect("just inserted"))
+    }
+
+    fn changed(&self) -> Result<(), String> {
+        self.data_version.lock().next_version();
+        self.persist()
+    }
+
+    /// Writes `topics.json` in the shape the Java broker reads.
+    pub fn persist(&self) -> Result<(), String> {
+        let wrapper = TopicConfigSerializeWrapper {
+            topic_config_table: self.table.read().iter().map(|(k, v)| (k.clone(), (**v).clone())).collect(),
+            data_version: self.data_version(),
+            ..Default::default()
+        };
+        let text = serde_json::to_string_pretty(&wrapper).map_err(|e| e.to_string())?;
+        self.file.persist(&text)
+    }
+}
+
+/// The topics a Java 5.x broker creates for itself at every start (store-format.md §8.1).
+fn system_topics(c: &BrokerConfig) -> Vec<TopicConfig> {
+    let rw = PERM_READ | PERM_WRITE;
+    let mut v = vec![TopicConfig::new("SELF_TEST_TOPIC", 1, 1, rw)];
+    if c.auto_create_topic_enable {
+        let n = c.default_topic_queue_nums;
+        v.push(TopicConfig::new(AUTO_CREATE_TOPIC_KEY_TOPIC, n, n, PERM_INHERIT | rw));
+    }
+    v.push(TopicConfig::new("BenchmarkTest", 1024, 1024, rw));
+    let inherit_if = |on: bool| if on { PERM_INHERIT | rw } else { PERM_INHERIT };
+    v.push(TopicConfig::new(&c.broker_cluster_name, 16, 16, inherit_if(c.cluster_topic_enable)));
+    v.push(TopicConfig::new(&c.broker_name, 1, 1, inherit_if(c.broker_topic_enable)));
+    v.push(TopicConfig::new("OFFSET_MOVED_EVENT", 1, 1, rw));
+    v.push(TopicConfig::new(SCHEDULE_TOPIC, 18, 18, rw));
+    if c.trace_topic_enable {
+        v.push(TopicConfig::new(&c.msg_trace_topic_name, 1, 1, rw));
+    }
+    v.push(TopicConfig::new(&format!("{}_REPLY_TOPIC", c.broker_cluster_name), 1, 1, rw));
+    v.push(TopicConfig::new(&format!("rmq_sys_REVIVE_LOG_{}", c.broker_cluster_name), 8, 8, rw));
+    v.push(TopicConfig::new(&format!("rmq_sys_SYNC_BROKER_MEMBER_{}", c.broker_name), 1, 1, PERM_INHERIT));
+    v.push(TopicConfig::new("RMQ_SYS_TRANS_HALF_TOPIC", 1, 1, rw));
+    v.push(TopicConfig::new("RMQ_SYS_TRANS_OP_HALF_TOPIC", 1, 1, rw));
+    v.push(TopicConfig::new("rmq_sys_wheel_timer", 1, 1, rw));
+    v
+}

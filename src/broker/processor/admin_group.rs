@@ -1,0 +1,236 @@
+//! Consumer-group administration: UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200),
+//! GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201), GET_SUBSCRIPTIONGROUP_CONFIG (352),
+//! DELETE_SUBSCRIPTIONGROUP (207), GET_CONSUME_STATS (208), GET_CONSUMER_CONNECTION_LIST (203),
+//! GET_PRODUCER_CONNECTION_LIST (204), INVOKE_BROKER_TO_RESET_OFFSET (222, server-side reset),
+//! and the admin→client relays GET_CONSUMER_RUNNING_INFO (307) and CONSUME_MESSAGE_DIRECTLY (309).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::read_header;
+use crate::broker::client_registry::ClientChannel;
+use crate::broker::BrokerContext;
+use crate::common::msg_id::decode_msg_id;
+use crate::common::topic::{validate_group, MessageQueue};
+use crate::remoting::body::connection::{Connection as ConnectionBody, ProducerConnection};
+use crate::remoting::body::consume_stats::{ConsumeStats, OffsetWrapper};
+use crate::remoting::body::consumer_connection::ConsumerConnection;
+use crate::remoting::body::reset_offset_body::ResetOffsetBody;
+use crate::remoting::body::subscription_group::SubscriptionGroupConfig;
+use crate::remoting::header::consume_message_directly::ConsumeMessageDirectlyResultRequestHeader;
+use crate::remoting::header::delete_subscription_group::DeleteSubscriptionGroupRequestHeader;
+use crate::remoting::header::get_consume_stats::GetConsumeStatsRequestHeader;
+use crate::remoting::header::get_consumer_connection_list::GetConsumerConnectionListRequestHeader;
+use crate::remoting::header::get_consumer_running_info::GetConsumerRunningInfoRequestHeader;
+use crate::remoting::header::get_producer_connection_list::GetProducerConnectionListRequestHeader;
+use crate::remoting::header::reset_offset::ResetOffsetRequestHeader;
+use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::store::get::BoundaryType;
+
+/// How long a relayed admin request waits for the client.
+const RELAY_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn reply(request: &RemotingCommand, code: ResponseCode, remark: impl Into<String>) -> RemotingCommand {
+    RemotingCommand::response_to(request, code.code(), Some(remark.into()))
+}
+
+fn ok(request: &RemotingCommand) -> RemotingCommand {
+    RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
+}
+
+pub fn update_and_create_subscription_group(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let config = match SubscriptionGroupConfig::decode(&request.body.to_bytes()) {
+        Ok(c) => c,
+        Err(e) => return reply(request, ResponseCode::SYSTEM_ERROR, e.to_string()),
+    };
+    if let Err(e) = validate_group(&config.group_name) {
+        return reply(request, ResponseCode::INVALID_PARAMETER, e.to_string());
+    }
+    match ctx.groups.update(config) {
+        Ok(()) => ok(request),
+        Err(e) => reply(request, ResponseCode::SYSTEM_ERROR, e),
+    }
+}
+
+pub fn get_all_subscription_group_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let wrapper = ctx.groups.wrapper();
+    let total = wrapper.subscription_group_table.len();
+    let mut r = ok(request).with_body(wrapper.encode());
+    r.ext_mut().insert("totalGroupNum", total.to_string());
+    r
+}
+
+pub fn get_subscription_group_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let group = request.ext("group").unwrap_or_default().to_string();
+    match ctx.groups.find(&group) {
+        Some(c) => ok(request).with_body(c.encode()),
+        None => reply(request, ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST, format!("No group in this broker. group: {group}")),
+    }
+}
+
+pub fn delete_subscription_group(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let h: DeleteSubscriptionGroupRequestHeader = match read_header(request) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    if let Err(e) = ctx.groups.delete(&h.group_name) {
+        return reply(request, ResponseCode::SYSTEM_ERROR, e);
+    }
+    if h.clean_offset {
+        ctx.offsets.remove_group(&h.group_name);
+    }
+    ok(request)
+}
+
+pub fn get_consume_stats(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let h: GetConsumeStatsRequestHeader = match read_header(request) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let group = &h.consumer_group;
+    let topics: Vec<String> = match (&h.topic, &h.topic_list) {
+        (Some(t), _) if !t.is_empty() => vec![t.clone()],
+        (_, Some(list)) if !list.is_empty() => list.split(';').filter(|t| !t.is_empty()).map(str::to_string).collect(),
+        _ => ctx.offsets.topics_of_group(group),
+    };
+    let live = ctx.clients.consumer_group(group);
+    let mut stats = ConsumeStats::default();
+    for topic in topics {
+        let Some(tc) = ctx.topics.select(&topic) else { continue };
+        if live.as_ref().is_some_and(|g| !g.subscriptions.is_empty() && !g.subscriptions.contains_key(&topic)) {
+            continue;
+        }
+        for qid in 0..tc.read_queue_nums {
+            let broker_offset = ctx.store.max_offset_in_queue(&topic, qid).max(0);
+            let consumer_offset = ctx.offsets.query(group, &topic, qid).unwrap_or(0).max(0);
+            let last_timestamp =
+                if consumer_offset > 0 { ctx.store.message_store_timestamp(&topic, qid, consumer_offset - 1) } else { 0 };
+            let mq = MessageQueue::new(&topic, &ctx.config.broker_name, qid);
+            let w = OffsetWrapper { broker_offset, consumer_offset, last_timestamp, pull_offset: consumer_offset };
+            stats.offset_table.insert(mq, w);
+        }
+    }
+    ok(request).with_body(stats.encode())
+}
+
+fn connection_body(c: &ClientChannel) -> ConnectionBody {
+    ConnectionBody {
+        client_addr: c.conn.peer.to_string(),
+        client_id: c.client_id.clone(),
+        language: c.language.name().to_string(),
+        version: c.version,
+    }
+}
+
+pub fn get_consumer_connection_list(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let h: GetConsumerConnectionListRequestHeader = match read_header(request) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let Some(g) = ctx.clients.consumer_group(&h.consumer_group) else {
+        return reply(request, ResponseCode::CONSUMER_NOT_ONLINE, format!("the consumer group[{}] not online", h.consumer_group));
+    };
+    let body = ConsumerConnection {
+        connection_set: g.channels.values().map(connection_body).collect(),
+        consume_from_where: g.consume_from_where,
+        consume_type: g.consume_type,
+        message_model: g.message_model,
+        subscription_table: g.subscriptions.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+    };
+    ok(request).with_body(body.encode())
+}
+
+pub fn get_producer_connection_list(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let h: GetProducerConnectionListRequestHeader = match read_header(request) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let channels = ctx.clients.producer_channels(&h.producer_group);
+    if channels.is_empty() {
+        return reply(request, ResponseCode::SYSTEM_ERROR, format!("the producer group[{}] not exist", h.producer_group));
+    }
+    let body = ProducerConnection { connection_set: channels.iter().map(connection_body).collect() };
+    ok(request).with_body(body.encode())
+}
+
+/// Server-side reset (5.x default): compute each queue's target, remember it for the next pull
+/// (which answers PULL_OFFSET_MOVED), and return the table.
+pub fn invoke_broker_to_reset_offset(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let h: ResetOffsetRequestHeader = match read_header(request) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let Some(tc) = ctx.topics.select(&h.topic) else {
+        return reply(request, ResponseCode::TOPIC_NOT_EXIST, format!("[reset-offset] reset offset failed, no topic in this broker. topic={}", h.topic));
+    };
+    if ctx.groups.find(&h.group).is_none() {
+        return reply(request, ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST, format!("[reset-offset] reset offset failed, no group in this broker. group={}", h.group));
+    }
+    let queues: Vec<i32> = if h.queue_id >= 0 { vec![h.queue_id] } else { (0..tc.read_queue_nums).collect() };
+    let mut targets = HashMap::new();
+    let mut body = ResetOffsetBody::default();
+    for qid in queues {
+        let target = match h.offset.filter(|_| h.queue_id >= 0) {
+            Some(o) => o,
+            None if h.timestamp < 0 => ctx.store.max_offset_in_queue(&h.topic, qid),
+            None => ctx.store.offset_in_queue_by_time(&h.topic, qid, h.timestamp, BoundaryType::Lower),
+        };
+        targets.insert(qid, target);
+        body.offset_table.insert(MessageQueue::new(&h.topic, &ctx.config.broker_name, qid), target);
+    }
+    ctx.offsets.request_reset(&h.group, &h.topic, &targets);
+    ctx.pull_hold.notify_all();
+    ok(request).with_body(body.encode())
+}
+
+pub async fn get_consumer_running_info(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let h: GetConsumerRunningInfoRequestHeader = match read_header(request) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    relay(ctx, request, &h.consumer_group, &h.client_id, None).await
+}
+
+pub async fn consume_message_directly(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+    let h: ConsumeMessageDirectlyResultRequestHeader = match read_header(request) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let record = h
+        .msg_id
+        .as_deref()
+        .and_then(|id| decode_msg_id(id).ok())
+        .and_then(|id| ctx.store.lookup_message_by_offset(id.offset));
+    let Some(record) = record else {
+        return reply(request, ResponseCode::SYSTEM_ERROR, format!("can not find message by msgId {:?}", h.msg_id));
+    };
+    relay(ctx, request, &h.consumer_group, h.client_id.as_deref().unwrap_or(""), Some(record)).await
+}
+
+/// Forwards an admin request to one consumer and returns its answer to the admin.
+async fn relay(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+    group: &str,
+    client_id: &str,
+    body: Option<bytes::Bytes>,
+) -> RemotingCommand {
+    let Some(channel) = ctx.clients.find_consumer_channel(group, client_id) else {
+        return reply(request, ResponseCode::SYSTEM_ERROR, format!("The Consumer <{client_id}> <{group}> not online"));
+    };
+    let mut forward = RemotingCommand::request(request.code);
+    forward.ext_fields = request.ext_fields.clone();
+    if request.code == crate::remoting::RequestCode::CONSUME_MESSAGE_DIRECTLY.code() {
+        forward.ext_mut().insert("brokerName", ctx.config.broker_name.clone());
+    }
+    forward.body = body.map(Into::into).unwrap_or_else(|| request.body.clone());
+    match channel.conn.invoke(forward, RELAY_TIMEOUT).await {
+        Ok(mut answer) => {
+            answer.opaque = request.opaque;
+            answer.flag = crate::remoting::command::FLAG_RESPONSE;
+            answer
+        }
+        Err(e) => reply(request, ResponseCode::CONSUME_MSG_TIMEOUT, format!("consumer <{client_id}> <{group}> gave no answer: {e}")),
+    }
+}
+

@@ -1,0 +1,27 @@
+//! One processor file per concern, one function per RequestCode (called from `dispatch.rs`).
+
+pub mod admin_broker;
+pub mod admin_group;
+pub mod admin_topic;
+pub mod client_manage;
+pub mod consumer_manage;
+pub mod pull;
+pub mod query;
+pub mod send;
+
+use crate::broker::error::BrokerError;
+use crate::remoting::header::CommandHeader;
+use crate::remoting::{RemotingCommand, ResponseCode};
+
+/// Reads a request's typed header; a missing or bad field answers SYSTEM_ERROR naming it.
+pub(crate) fn read_header<H: CommandHeader>(request: &RemotingCommand) -> Result<H, RemotingCommand> {
+    H::read_from(request.ext_fields.as_ref().unwrap_or(&Default::default()))
+        .map_err(|e| BrokerError::from(e).into_response(request))
+}
+
+/// A SUCCESS response carrying `h`.
+pub(crate) fn success_with<H: CommandHeader>(request: &RemotingCommand, h: H) -> RemotingCommand {
+    let mut r = RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None);
+    h.write_to(r.ext_mut());
+    r
+}

@@ -1,0 +1,194 @@
+//! PULL_MESSAGE (11) and LITE_PULL_MESSAGE (361): check group, topic, queue and subscription as
+//! Java's `PullMessageProcessor` does, read from the store with a tag-code filter, answer the
+//! records unchanged (zero copy), and hold a pull at the end of its queue until a message arrives
+//! (long polling) or its suspend timeout passes.
+
+use std::sync::Arc;
+
+use crate::broker::error::BrokerError;
+use crate::broker::long_polling::deadline_after;
+use crate::broker::server::Connection;
+use crate::broker::BrokerContext;
+use crate::common::tag::TagFilter;
+use crate::common::topic::{is_readable, TopicConfig};
+use crate::remoting::command::Body;
+use crate::remoting::header::pull_message::{PullMessageRequestHeader, PullMessageResponseHeader};
+use crate::remoting::header::CommandHeader;
+use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::store::get::{GetMessageResult, GetMessageStatus, MessageFilter};
+
+const FLAG_COMMIT_OFFSET: i32 = 0x1;
+const FLAG_SUSPEND: i32 = 0x2;
+const FLAG_SUBSCRIPTION: i32 = 0x4;
+
+pub async fn pull_message(ctx: &BrokerContext, conn: &Connection, request: RemotingCommand) -> RemotingCommand {
+    let ext = request.ext_fields.clone().unwrap_or_default();
+    let header = match PullMessageRequestHeader::read_from(&ext) {
+        Ok(h) => h,
+        Err(e) => return with_offsets(BrokerError::from(e).into_response(&request), 0, 0, 0),
+    };
+    match check(ctx, conn, &request, &header) {
+        Ok((tc, filter)) => pull(ctx, &request, &header, &tc, filter).await,
+        Err(response) => with_offsets(response, header.queue_offset, 0, 0),
+    }
+}
+
+/// The four offsets the Java client unboxes on every pull answer, success or not.
+fn with_offsets(mut response: RemotingCommand, next: i64, min: i64, max: i64) -> RemotingCommand {
+    let header = PullMessageResponseHeader {
+        suggest_which_broker_id: 0,
+        next_begin_offset: next,
+        min_offset: min,
+        max_offset: max,
+        ..Default::default()
+    };
+    header.write_to(response.ext_mut());
+    response
+}
+
+fn refuse(request: &RemotingCommand, code: ResponseCode, remark: String) -> RemotingCommand {
+    BrokerError::refused(code, remark).into_response(request)
+}
+
+/// Permission, group, topic, queue and subscription checks; the filter to pull with.
+fn check(
+    ctx: &BrokerContext,
+    conn: &Connection,
+    request: &RemotingCommand,
+    h: &PullMessageRequestHeader,
+) -> Result<(Arc<TopicConfig>, TagFilter), RemotingCommand> {
+    if !is_readable(ctx.broker_permission()) {
+        let remark = format!("the broker[{}] pulling message is forbidden", ctx.config.broker_ip1);
+        return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
+    }
+    let group = ctx.groups.find_or_create(&h.consumer_group).map_err(|e| e.into_response(request))?;
+    if !group.consume_enable {
+        let remark = format!("subscription group no permission, {}", h.consumer_group);
+        return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
+    }
+    let Some(tc) = ctx.topics.select(&h.topic) else {
+        let remark = format!("topic[{}] not exist, apply first please! consumer: {}", h.topic, conn.peer);
+        return Err(refuse(request, ResponseCode::TOPIC_NOT_EXIST, remark));
+    };
+    if !is_readable(tc.perm) {
+        let remark = format!("the topic[{}] pulling message is forbidden", h.topic);
+        return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
+    }
+    if h.queue_id < 0 || h.queue_id >= tc.read_queue_nums {
+        let remark = format!(
+            "queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}] consumer:[{}]",
+            h.queue_id, h.topic, tc.read_queue_nums, conn.peer
+        );
+        return Err(refuse(request, ResponseCode::INVALID_PARAMETER, remark));
+    }
+    let filter = subscription_filter(ctx, request, h)?;
+    Ok((tc, filter))
+}
+
+fn subscription_filter(ctx: &BrokerContext, request: &RemotingCommand, h: &PullMessageRequestHeader) -> Result<TagFilter, RemotingCommand> {
+    let (expression, expression_type) = if h.sys_flag & FLAG_SUBSCRIPTION != 0 {
+        (h.subscription.clone().unwrap_or_default(), h.expression_type.clone().unwrap_or_default())
+    } else {
+        let Some(sub) = ctx.clients.subscription(&h.consumer_group, &h.topic) else {
+            let code = ResponseCode::SUBSCRIPTION_NOT_EXIST;
+            let remark = if ctx.clients.has_consumer_group(&h.consumer_group) {
+                "the consumer's subscription not exist"
+            } else {
+                "the consumer's group info not exist"
+            };
+            return Err(refuse(request, code, remark.to_string()));
+        };
+        if sub.sub_version < h.sub_version {
+            return Err(refuse(request, ResponseCode::SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest".into()));
+        }
+        (sub.sub_string.clone(), sub.expression_type.clone())
+    };
+    if !(expression_type.is_empty() || expression_type.eq_ignore_ascii_case("TAG")) {
+        let remark = format!("The broker does not support consumer to filter message by {expression_type}");
+        return Err(refuse(request, ResponseCode::SUBSCRIPTION_PARSE_FAILED, remark));
+    }
+    Ok(TagFilter::parse(&expression))
+}
+
+/// The broker-side stage of a TAG subscription: the tag code in the consume queue. The client
+/// re-checks the tag string, so the commit-log stage passes everything (as in Java).
+struct TagCodeFilter(TagFilter);
+
+impl MessageFilter for TagCodeFilter {
+    fn is_matched_by_consume_queue(&self, tags_code: i64) -> bool {
+        self.0.matches_code(tags_code)
+    }
+
+    fn is_matched_by_commit_log(&self, _record: &[u8]) -> bool {
+        true
+    }
+}
+
+async fn pull(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+    h: &PullMessageRequestHeader,
+    tc: &TopicConfig,
+    filter: TagFilter,
+) -> RemotingCommand {
+    if h.sys_flag & FLAG_COMMIT_OFFSET != 0 && !ctx.config.is_slave() {
+        ctx.offsets.commit(&h.consumer_group, &h.topic, h.queue_id, h.commit_offset);
+    }
+    if let Some(reset) = ctx.offsets.take_reset(&h.consumer_group, &h.topic, h.queue_id) {
+        let min = ctx.store.min_offset_in_queue(&h.topic, h.queue_id);
+        let max = ctx.store.max_offset_in_queue(&h.topic, h.queue_id);
+        let r = RemotingCommand::response_to(request, ResponseCode::PULL_OFFSET_MOVED.code(), Some("OFFSET_RESET".into()));
+        return with_offsets(r, reset, min, max);
+    }
+    let filter = if filter.all { None } else { Some(TagCodeFilter(filter)) };
+    let max_bytes = h.max_msg_bytes.filter(|b| *b > 0).unwrap_or(i32::MAX);
+    let get = || {
+        let dyn_filter = filter.as_ref().map(|f| f as &dyn MessageFilter);
+        ctx.store.get_message(&h.topic, h.queue_id, h.queue_offset, h.max_msg_nums.max(1), max_bytes, dyn_filter)
+    };
+    let mut result = get();
+    if h.sys_flag & FLAG_SUSPEND != 0 && response_code(&result, h) == ResponseCode::PULL_NOT_FOUND {
+        let millis = if ctx.config.long_polling_enable {
+            h.suspend_timeout_millis
+        } else {
+            ctx.config.short_polling_time_mills as i64
+        };
+        let deadline = deadline_after(millis);
+        result = ctx
+            .pull_hold
+            .hold(&h.topic, h.queue_id, deadline, || {
+                let r = get();
+                if response_code(&r, h) == ResponseCode::PULL_NOT_FOUND {
+                    Err(r)
+                } else {
+                    Ok(r)
+                }
+            })
+            .await;
+    }
+    let _ = tc;
+    respond(request, h, result)
+}
+
+/// Java's mapping from the store's status to the pull response code.
+fn response_code(r: &GetMessageResult, h: &PullMessageRequestHeader) -> ResponseCode {
+    use GetMessageStatus::*;
+    match r.status {
+        FOUND => ResponseCode::SUCCESS,
+        MESSAGE_WAS_REMOVING | NO_MATCHED_MESSAGE => ResponseCode::PULL_RETRY_IMMEDIATELY,
+        NO_MATCHED_LOGIC_QUEUE | NO_MESSAGE_IN_QUEUE if h.queue_offset != 0 => ResponseCode::PULL_OFFSET_MOVED,
+        NO_MATCHED_LOGIC_QUEUE | NO_MESSAGE_IN_QUEUE | OFFSET_FOUND_NULL | OFFSET_OVERFLOW_ONE => ResponseCode::PULL_NOT_FOUND,
+        OFFSET_OVERFLOW_BADLY | OFFSET_TOO_SMALL | OFFSET_RESET => ResponseCode::PULL_OFFSET_MOVED,
+    }
+}
+
+fn respond(request: &RemotingCommand, h: &PullMessageRequestHeader, r: GetMessageResult) -> RemotingCommand {
+    let code = response_code(&r, h);
+    let remark = format!("{:?}", r.status);
+    let mut response = RemotingCommand::response_to(request, code.code(), Some(remark));
+    let (next, min, max) = (r.next_begin_offset, r.min_offset, r.max_offset);
+    if code == ResponseCode::SUCCESS {
+        response.body = Body::from(r.messages);
+    }
+    with_offsets(response, next, min, max)
+}

@@ -1,0 +1,236 @@
+//! The broker data path over real TCP with a raw Remoting client: topic creation, send (V1, V2,
+//! batch), pull with tag filtering and offsets, long polling woken by a send, consumer offsets,
+//! query by key, view by offset, and the refusals Java gives.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use rmqd::broker::{BrokerConfig, BrokerController};
+use rmqd::remoting::{RemotingCommand, RequestCode, ResponseCode};
+use rmqd::store::config::MessageStoreConfig;
+use support::RawClient;
+
+async fn start(dir: &std::path::Path) -> BrokerController {
+    let config = BrokerConfig {
+        listen_port: 0,
+        bind_address: "127.0.0.1".into(),
+        broker_ip1: "127.0.0.1".into(),
+        broker_name: "broker-t".into(),
+        ..Default::default()
+    };
+    let mut store = MessageStoreConfig::with_root(dir);
+    store.set("mappedFileSizeCommitLog", "1048576").unwrap();
+    store.set("mappedFileSizeConsumeQueue", "6000").unwrap();
+    BrokerController::start(config, store).await.unwrap()
+}
+
+fn req(code: RequestCode, pairs: &[(&str, &str)]) -> RemotingCommand {
+    let mut cmd = RemotingCommand::request(code.code());
+    for (k, v) in pairs {
+        cmd.ext_mut().insert(*k, *v);
+    }
+    cmd
+}
+
+fn create_topic(c: &mut RawClient, topic: &str, queues: &str) {
+    let r = c.call(&req(
+        RequestCode::UPDATE_AND_CREATE_TOPIC,
+        &[
+            ("topic", topic),
+            ("defaultTopic", "TBW102"),
+            ("readQueueNums", queues),
+            ("writeQueueNums", queues),
+            ("perm", "6"),
+            ("topicFilterType", "SINGLE_TAG"),
+            ("order", "false"),
+        ],
+    ));
+    assert_eq!(r.code, 0, "create topic: {:?}", r.remark);
+}
+
+fn send_v2(c: &mut RawClient, topic: &str, queue: i32, body: &[u8], props: &str) -> RemotingCommand {
+    let q = queue.to_string();
+    let mut cmd = req(
+        RequestCode::SEND_MESSAGE_V2,
+        &[
+            ("a", "PG"),
+            ("b", topic),
+            ("c", "TBW102"),
+            ("d", "4"),
+            ("e", &q),
+            ("f", "0"),
+            ("g", "1700000000000"),
+            ("h", "0"),
+            ("i", props),
+        ],
+    );
+    cmd.body = bytes::Bytes::copy_from_slice(body).into();
+    c.call(&cmd)
+}
+
+fn pull(c: &mut RawClient, topic: &str, queue: i32, offset: i64, sys_flag: i32, sub: &str, suspend_ms: i64) -> RemotingCommand {
+    let (q, o, f, s) = (queue.to_string(), offset.to_string(), sys_flag.to_string(), suspend_ms.to_string());
+    c.call(&req(
+        RequestCode::PULL_MESSAGE,
+        &[
+            ("consumerGroup", "CG"),
+            ("topic", topic),
+            ("queueId", &q),
+            ("queueOffset", &o),
+            ("maxMsgNums", "32"),
+            ("sysFlag", &f),
+            ("commitOffset", "0"),
+            ("suspendTimeoutMillis", &s),
+            ("subscription", sub),
+            ("subVersion", "0"),
+            ("expressionType", "TAG"),
+        ],
+    ))
+}
+
+/// Splits a pull body into (queueOffset, body, properties) per stored record.
+fn records(body: &[u8]) -> Vec<(i64, Vec<u8>, String)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let i32_at = |p: usize| i32::from_be_bytes(body[p..p + 4].try_into().unwrap());
+    let i64_at = |p: usize| i64::from_be_bytes(body[p..p + 8].try_into().unwrap());
+    while pos < body.len() {
+        let total = i32_at(pos) as usize;
+        let sys_flag = i32_at(pos + 36);
+        let queue_offset = i64_at(pos + 20);
+        let born = if sys_flag & 0x10 != 0 { 20 } else { 8 };
+        let store = if sys_flag & 0x20 != 0 { 20 } else { 8 };
+        let mut p = pos + 48 + born + 8 + store + 4 + 8;
+        let blen = i32_at(p) as usize;
+        p += 4;
+        let b = body[p..p + blen].to_vec();
+        p += blen;
+        let tlen = body[p] as usize;
+        p += 1 + tlen;
+        let plen = u16::from_be_bytes([body[p], body[p + 1]]) as usize;
+        p += 2;
+        let props = String::from_utf8_lossy(&body[p..p + plen]).into_owned();
+        out.push((queue_offset, b, props));
+        pos += total;
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_then_pull_with_tags_offsets_and_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "T1", "2");
+        for i in 0..10 {
+            let tag = if i % 2 == 0 { "A" } else { "B" };
+            let props = format!("TAGS\u{1}{tag}\u{2}KEYS\u{1}k{i}\u{2}UNIQ_KEY\u{1}U{i:030}\u{2}");
+            let r = send_v2(&mut c, "T1", 0, format!("body-{i}").as_bytes(), &props);
+            assert_eq!(r.code, 0, "{:?}", r.remark);
+            assert_eq!(r.ext("queueOffset"), Some(i.to_string().as_str()));
+            assert_eq!(r.ext("queueId"), Some("0"));
+            assert_eq!(r.ext("msgId").map(str::len), Some(32));
+            assert_eq!(r.ext("MSG_REGION"), Some("DefaultRegion"));
+        }
+        // Dispatch is asynchronous; the first pull may need a moment.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let all = loop {
+            let r = pull(&mut c, "T1", 0, 0, 0x4, "*", 0);
+            if r.code == 0 || Instant::now() > deadline {
+                break r;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(all.code, ResponseCode::SUCCESS.code());
+        let recs = records(&all.body.to_bytes());
+        assert_eq!(recs.len(), 10);
+        assert_eq!(recs[3].0, 3);
+        assert_eq!(recs[3].1, b"body-3");
+        assert!(recs[3].2.contains("KEYS\u{1}k3"));
+        assert_eq!(all.ext("nextBeginOffset"), Some("10"));
+
+        let only_a = pull(&mut c, "T1", 0, 0, 0x4, "A", 0);
+        let recs = records(&only_a.body.to_bytes());
+        assert_eq!(recs.len(), 5);
+        assert!(recs.iter().all(|r| r.2.contains("TAGS\u{1}A")));
+
+        let at_end = pull(&mut c, "T1", 0, 10, 0x4, "*", 0);
+        assert_eq!(at_end.code, ResponseCode::PULL_NOT_FOUND.code());
+        assert_eq!(at_end.ext("nextBeginOffset"), Some("10"));
+        let too_far = pull(&mut c, "T1", 0, 50, 0x4, "*", 0);
+        assert_eq!(too_far.code, ResponseCode::PULL_OFFSET_MOVED.code());
+        assert_eq!(too_far.ext("nextBeginOffset"), Some("10"));
+
+        let q = c.call(&req(RequestCode::QUERY_MESSAGE, &[("topic", "T1"), ("key", "k7"), ("maxNum", "32"), ("beginTimestamp", "0"), ("endTimestamp", "9999999999999")]));
+        assert_eq!(q.code, 0, "{:?}", q.remark);
+        assert_eq!(records(&q.body.to_bytes())[0].1, b"body-7");
+
+        let max = c.call(&req(RequestCode::GET_MAX_OFFSET, &[("topic", "T1"), ("queueId", "0")]));
+        assert_eq!(max.ext("offset"), Some("10"));
+        let upd = c.call(&req(RequestCode::UPDATE_CONSUMER_OFFSET, &[("consumerGroup", "CG"), ("topic", "T1"), ("queueId", "0"), ("commitOffset", "4")]));
+        assert_eq!(upd.code, 0);
+        let qo = c.call(&req(RequestCode::QUERY_CONSUMER_OFFSET, &[("consumerGroup", "CG"), ("topic", "T1"), ("queueId", "0")]));
+        assert_eq!(qo.ext("offset"), Some("4"));
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_poll_is_woken_by_a_send() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut setup = RawClient::connect(addr);
+        create_topic(&mut setup, "LP", "1");
+        let waiter = std::thread::spawn(move || {
+            let mut c = RawClient::connect(addr);
+            let started = Instant::now();
+            let r = pull(&mut c, "LP", 0, 0, 0x2 | 0x4, "*", 15_000);
+            (r, started.elapsed())
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(send_v2(&mut setup, "LP", 0, b"wake", "").code, 0);
+        let (r, waited) = waiter.join().unwrap();
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        assert!(waited < Duration::from_secs(5), "held {waited:?}: not woken by the arrival");
+        assert_eq!(records(&r.body.to_bytes())[0].1, b"wake");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_carry_java_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        let bad_name = send_v2(&mut c, "bad topic!", 0, b"x", "");
+        assert_eq!(bad_name.code, ResponseCode::INVALID_PARAMETER.code());
+        let forbidden = send_v2(&mut c, "SCHEDULE_TOPIC_XXXX", 0, b"x", "");
+        assert_eq!(forbidden.code, ResponseCode::NO_PERMISSION.code());
+        let auto = send_v2(&mut c, "AutoCreated", -1, b"x", "");
+        assert_eq!(auto.code, 0, "auto-create from TBW102: {:?}", auto.remark);
+        create_topic(&mut c, "Q2", "2");
+        let bad_queue = send_v2(&mut c, "Q2", 9, b"x", "");
+        assert_eq!(bad_queue.code, ResponseCode::INVALID_PARAMETER.code());
+        let missing = c.call(&req(RequestCode::SEND_MESSAGE_V2, &[("b", "Q2")]));
+        assert_eq!(missing.code, ResponseCode::SYSTEM_ERROR.code());
+        let huge = send_v2(&mut c, "Q2", 0, &vec![0u8; 4 * 1024 * 1024 + 1], "");
+        assert_eq!(huge.code, ResponseCode::MESSAGE_ILLEGAL.code());
+        let no_topic = pull(&mut c, "Nope", 0, 0, 0x4, "*", 0);
+        assert_eq!(no_topic.code, ResponseCode::TOPIC_NOT_EXIST.code());
+        assert!(no_topic.ext("nextBeginOffset").is_some());
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
