@@ -1,0 +1,427 @@
+//! `CommitLog`: the append-only log of all messages. Records are encoded outside the put lock;
+//! the lock covers only offset assignment (physical + queue offset, store timestamp) and the copy.
+
+pub mod record;
+pub mod recovery;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+
+use crate::store::config::MessageStoreConfig;
+use crate::store::error::Result;
+use crate::store::mapped_file::{MappedFile, MappedFileQueue};
+use crate::store::message::{
+    decode_batch, offset_msg_id, sysflag, AppendMessageResult, AppendMessageStatus,
+    MessageBatchInput, MessageInput, PutMessageStatus,
+};
+use crate::store::util::now_ms;
+use record::{PatchPoints, RecordHeader, END_FILE_MIN_BLANK_LENGTH};
+
+/// Bytes a record may exceed the body limit by (Java: body limit + 64 KiB).
+const RECORD_OVERHEAD_LIMIT: usize = 64 * 1024;
+
+/// State serialised by the put lock.
+struct PutState {
+    /// `topic -> queueId -> next queue offset` (Java topicQueueTable).
+    queue_offsets: HashMap<String, HashMap<i32, i64>>,
+    current: Option<Arc<MappedFile>>,
+    last_store_ts: i64,
+}
+
+/// The commit log.
+pub struct CommitLog {
+    pub(crate) queue: MappedFileQueue,
+    file_size: usize,
+    max_message_size: usize,
+    max_topic_len: usize,
+    auto_v2: bool,
+    busy_timeout: Duration,
+    put: Mutex<PutState>,
+    poisoned: AtomicBool,
+    poison_path: Mutex<Option<PathBuf>>,
+    last_store_ts: AtomicI64,
+    warm: bool,
+    /// Messages appended since start (for TPS stats).
+    pub(crate) put_count: AtomicU64,
+}
+
+thread_local! {
+    static ENCODE_BUF: RefCell<(Vec<u8>, Vec<PatchPoints>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Outcome of one append (single or batch) before flush handling.
+pub(crate) struct Appended {
+    pub status: PutMessageStatus,
+    pub result: Option<AppendMessageResult>,
+    /// End offset of the appended data (for group commit).
+    pub end_offset: i64,
+}
+
+impl Appended {
+    fn fail(status: PutMessageStatus) -> Self {
+        Appended {
+            status,
+            result: None,
+            end_offset: 0,
+        }
+    }
+}
+
+impl CommitLog {
+    /// Maps the commit-log files of `dir`.
+    pub fn load(cfg: &MessageStoreConfig, dir: &std::path::Path) -> Result<Self> {
+        let file_size = cfg.mapped_file_size_commit_log as usize;
+        Ok(CommitLog {
+            queue: MappedFileQueue::load(dir, file_size)?,
+            file_size,
+            max_message_size: cfg.max_message_size as usize,
+            max_topic_len: if cfg.auto_message_version_on_topic_len {
+                32767
+            } else {
+                127
+            },
+            auto_v2: cfg.auto_message_version_on_topic_len,
+            busy_timeout: Duration::from_millis(cfg.os_page_cache_busy_time_out_mills.max(1) as u64),
+            put: Mutex::new(PutState {
+                queue_offsets: HashMap::new(),
+                current: None,
+                last_store_ts: 0,
+            }),
+            poisoned: AtomicBool::new(false),
+            poison_path: Mutex::new(None),
+            last_store_ts: AtomicI64::new(0),
+            warm: cfg.warm_maped_file_enable,
+            put_count: AtomicU64::new(0),
+        })
+    }
+
+    pub fn file_size(&self) -> usize {
+        self.file_size
+    }
+    pub fn min_offset(&self) -> i64 {
+        self.queue.min_offset()
+    }
+    pub fn max_offset(&self) -> i64 {
+        self.queue.max_offset()
+    }
+    pub fn flushed_offset(&self) -> i64 {
+        self.queue.flushed_where()
+    }
+    /// STORETIMESTAMP of the newest record.
+    pub fn last_store_timestamp(&self) -> i64 {
+        self.last_store_ts.load(Ordering::Acquire)
+    }
+
+    /// Stops all further writes after a failed fsync.
+    pub fn poison(&self, path: PathBuf) {
+        tracing::error!(path = %path.display(), "fsync failed: the store refuses further writes");
+        *self.poison_path.lock() = Some(path);
+        self.poisoned.store(true, Ordering::Release);
+    }
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::Acquire)
+    }
+    pub fn poison_path(&self) -> Option<PathBuf> {
+        self.poison_path.lock().clone()
+    }
+
+    /// Replaces the queue offset table (after recovery) and the last store timestamp.
+    pub fn set_queue_offsets(&self, table: HashMap<String, HashMap<i32, i64>>, last_ts: i64) {
+        let mut st = self.put.lock();
+        st.queue_offsets = table;
+        st.last_store_ts = last_ts;
+        self.last_store_ts.store(last_ts, Ordering::Release);
+    }
+
+    /// Forgets the queue offsets of `topic` (delete_topics).
+    pub fn remove_topic(&self, topic: &str) {
+        self.put.lock().queue_offsets.remove(topic);
+    }
+
+    /// Removes one queue's offset counter.
+    pub fn remove_queue(&self, topic: &str, queue_id: i32) {
+        let mut st = self.put.lock();
+        if let Some(q) = st.queue_offsets.get_mut(topic) {
+            q.remove(&queue_id);
+            if q.is_empty() {
+                st.queue_offsets.remove(topic);
+            }
+        }
+    }
+
+    /// Zero-copy bytes `[offset, offset+size)`, if published and in one file.
+    pub fn get_message(&self, offset: i64, size: i32) -> Option<Bytes> {
+        if size <= 0 {
+            return None;
+        }
+        let file = self.queue.find_by_offset(offset)?;
+        let pos = (offset - file.from_offset()) as usize;
+        file.slice_bytes(pos, size as usize)
+    }
+
+    /// The whole record starting at `offset` (size read from the record).
+    pub fn lookup_message(&self, offset: i64) -> Option<Bytes> {
+        let file = self.queue.find_by_offset(offset)?;
+        let pos = (offset - file.from_offset()) as usize;
+        let (size, magic) = record::peek_header(file.read(pos, 8)?)?;
+        if magic != record::MAGIC_V1 && magic != record::MAGIC_V2 || size <= 0 {
+            return None;
+        }
+        file.slice_bytes(pos, size as usize)
+    }
+
+    /// Start offset of the file after the one holding `offset`.
+    pub fn roll_next_file(&self, offset: i64) -> i64 {
+        let fs = self.file_size as i64;
+        offset + fs - offset % fs
+    }
+
+    fn check_single(&self, m: &MessageInput) -> Option<PutMessageStatus> {
+        if m.topic.is_empty() || m.topic.len() > self.max_topic_len {
+            return Some(PutMessageStatus::MESSAGE_ILLEGAL);
+        }
+        if m.body.len() > self.max_message_size {
+            return Some(PutMessageStatus::MESSAGE_ILLEGAL);
+        }
+        if m.properties.len() > i16::MAX as usize {
+            return Some(PutMessageStatus::PROPERTIES_SIZE_EXCEEDED);
+        }
+        None
+    }
+
+    fn use_v2(&self, topic: &str) -> bool {
+        self.auto_v2 && topic.len() > 127
+    }
+
+    /// Appends one message.
+    pub(crate) fn put_message(&self, m: &MessageInput) -> Appended {
+        if let Some(st) = self.check_single(m) {
+            return Appended::fail(st);
+        }
+        if self.is_poisoned() {
+            return Appended::fail(PutMessageStatus::SERVICE_NOT_AVAILABLE);
+        }
+        ENCODE_BUF.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let (buf, pps) = &mut *guard;
+            buf.clear();
+            pps.clear();
+            let h = RecordHeader {
+                queue_id: m.queue_id,
+                flag: m.flag,
+                sys_flag: m.sys_flag,
+                born_timestamp: m.born_timestamp,
+                born_host: &m.born_host,
+                store_host: &m.store_host,
+                reconsume_times: m.reconsume_times,
+                prepared_transaction_offset: m.prepared_transaction_offset,
+            };
+            let v2 = self.use_v2(&m.topic);
+            match record::encode_into(
+                buf,
+                &h,
+                &m.body,
+                m.topic.as_bytes(),
+                m.properties.as_bytes(),
+                &[],
+                v2,
+            ) {
+                Ok(pp) => pps.push(pp),
+                Err(_) => return Appended::fail(PutMessageStatus::PROPERTIES_SIZE_EXCEEDED),
+            }
+            if buf.len() > self.max_message_size + RECORD_OVERHEAD_LIMIT {
+                return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+            }
+            self.append_encoded(&m.topic, m.queue_id, m.sys_flag, &m.store_host, buf, pps)
+        })
+    }
+
+    /// Appends a classic batch: one record per inner message, contiguous, consecutive queue
+    /// offsets.
+    pub(crate) fn put_messages(&self, b: &MessageBatchInput) -> Appended {
+        if b.topic.is_empty() || b.topic.len() > self.max_topic_len {
+            return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+        }
+        let tran = b.sys_flag & sysflag::TRANSACTION_MASK;
+        if tran != sysflag::TRANSACTION_NOT_TYPE {
+            return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+        }
+        if self.is_poisoned() {
+            return Appended::fail(PutMessageStatus::SERVICE_NOT_AVAILABLE);
+        }
+        let Ok(items) = decode_batch(&b.body) else {
+            return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+        };
+        if items.is_empty() {
+            return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+        }
+        ENCODE_BUF.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let (buf, pps) = &mut *guard;
+            buf.clear();
+            pps.clear();
+            let v2 = self.use_v2(&b.topic);
+            for it in &items {
+                if it.body.len() > self.max_message_size {
+                    return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+                }
+                let h = RecordHeader {
+                    queue_id: b.queue_id,
+                    flag: it.flag,
+                    sys_flag: b.sys_flag,
+                    born_timestamp: b.born_timestamp,
+                    born_host: &b.born_host,
+                    store_host: &b.store_host,
+                    reconsume_times: b.reconsume_times,
+                    prepared_transaction_offset: 0,
+                };
+                let extra = b.batch_properties.as_bytes();
+                match record::encode_into(
+                    buf,
+                    &h,
+                    it.body,
+                    b.topic.as_bytes(),
+                    it.properties,
+                    extra,
+                    v2,
+                ) {
+                    Ok(pp) => pps.push(pp),
+                    Err(_) => return Appended::fail(PutMessageStatus::PROPERTIES_SIZE_EXCEEDED),
+                }
+            }
+            if buf.len() + END_FILE_MIN_BLANK_LENGTH > self.file_size {
+                return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+            }
+            self.append_encoded(&b.topic, b.queue_id, b.sys_flag, &b.store_host, buf, pps)
+        })
+    }
+
+    /// The critical section: reserve space, assign offsets and timestamp, copy.
+    fn append_encoded(
+        &self,
+        topic: &str,
+        queue_id: i32,
+        sys_flag: i32,
+        store_host: &std::net::SocketAddr,
+        buf: &mut [u8],
+        pps: &[PatchPoints],
+    ) -> Appended {
+        let total = buf.len();
+        if total + END_FILE_MIN_BLANK_LENGTH > self.file_size {
+            return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
+        }
+        let Some(mut st) = self.put.try_lock_for(self.busy_timeout) else {
+            return Appended::fail(PutMessageStatus::OS_PAGE_CACHE_BUSY);
+        };
+        let st = &mut *st;
+        let file = match self.writable_file(st, total) {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot create commit-log file");
+                return Appended::fail(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
+            }
+        };
+        let store_ts = now_ms().max(st.last_store_ts);
+        let tran = sys_flag & sysflag::TRANSACTION_MASK;
+        let counts =
+            tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE;
+        let base_qo = if counts {
+            match st.queue_offsets.get(topic).and_then(|q| q.get(&queue_id)) {
+                Some(&v) => v,
+                None => 0,
+            }
+        } else {
+            0
+        };
+        let base_phys = file.from_offset() + file.wrote_position() as i64;
+        for (i, pp) in pps.iter().enumerate() {
+            let qo = if counts { base_qo + i as i64 } else { 0 };
+            let phys = base_phys + pp.start as i64;
+            record::patch(
+                &mut buf[pp.start..pp.start + pp.len],
+                pp,
+                qo,
+                phys,
+                store_ts,
+            );
+        }
+        if file.append(buf).is_none() {
+            return Appended::fail(PutMessageStatus::UNKNOWN_ERROR);
+        }
+        if counts {
+            let next = base_qo + pps.len() as i64;
+            match st.queue_offsets.get_mut(topic) {
+                Some(q) => {
+                    q.insert(queue_id, next);
+                }
+                None => {
+                    st.queue_offsets
+                        .insert(topic.to_string(), HashMap::from([(queue_id, next)]));
+                }
+            }
+        }
+        st.last_store_ts = store_ts;
+        file.set_last_store_timestamp(store_ts);
+        self.last_store_ts.store(store_ts, Ordering::Release);
+        drop(file);
+        self.put_count
+            .fetch_add(pps.len() as u64, Ordering::Relaxed);
+        let msg_id = if pps.len() == 1 {
+            offset_msg_id(store_host, base_phys)
+        } else {
+            let ids: Vec<String> = pps
+                .iter()
+                .map(|pp| offset_msg_id(store_host, base_phys + pp.start as i64))
+                .collect();
+            ids.join(",")
+        };
+        Appended {
+            status: PutMessageStatus::PUT_OK,
+            end_offset: base_phys + total as i64,
+            result: Some(AppendMessageResult {
+                status: AppendMessageStatus::PUT_OK,
+                wrote_offset: base_phys,
+                wrote_bytes: total as i32,
+                msg_id,
+                store_timestamp: store_ts,
+                logics_offset: base_qo,
+                msg_num: pps.len() as i32,
+            }),
+        }
+    }
+
+    /// The file the next `len` bytes go to; writes the blank record and rolls when needed.
+    fn writable_file(&self, st: &mut PutState, len: usize) -> Result<Arc<MappedFile>> {
+        let file = match st.current.take() {
+            Some(f) if !f.is_full() => f,
+            _ => self.new_or_last_file()?,
+        };
+        let remaining = file.remaining();
+        if len + END_FILE_MIN_BLANK_LENGTH <= remaining {
+            st.current = Some(Arc::clone(&file));
+            return Ok(file);
+        }
+        if remaining >= END_FILE_MIN_BLANK_LENGTH {
+            file.append(&record::blank_record(remaining));
+        }
+        file.mark_full();
+        let next = self.new_or_last_file()?;
+        st.current = Some(Arc::clone(&next));
+        Ok(next)
+    }
+
+    fn new_or_last_file(&self) -> Result<Arc<MappedFile>> {
+        let f = self.queue.last_file_or_create(0)?;
+        if self.warm && f.wrote_position() == 0 {
+            f.warm();
+        }
+        Ok(f)
+    }
+}

@@ -1,0 +1,1 @@
+//! Typed Java config JSON files (topics.json, consumerOffset.json, ...). (in progress)

@@ -1,0 +1,308 @@
+//! `ConsumeQueue`: per `topic/queueId` 20-byte units `i64 phyOffset | i32 size | i64 tagsCode`,
+//! no header, unit k at queue byte k*20 (store-format.md §4). One writer: the dispatch thread.
+
+pub mod table;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+use crate::store::error::Result;
+use crate::store::mapped_file::{MappedFile, MappedFileQueue};
+
+pub use table::ConsumeQueueTable;
+
+pub const CQ_UNIT_SIZE: usize = 20;
+
+/// One consume-queue unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CqUnit {
+    pub phy_offset: i64,
+    pub size: i32,
+    pub tags_code: i64,
+}
+
+impl CqUnit {
+    pub fn encode(&self) -> [u8; CQ_UNIT_SIZE] {
+        let mut b = [0u8; CQ_UNIT_SIZE];
+        b[..8].copy_from_slice(&self.phy_offset.to_be_bytes());
+        b[8..12].copy_from_slice(&self.size.to_be_bytes());
+        b[12..].copy_from_slice(&self.tags_code.to_be_bytes());
+        b
+    }
+
+    /// Decodes the unit at the start of `b` (None if short).
+    pub fn decode(b: &[u8]) -> Option<CqUnit> {
+        let b = b.get(..CQ_UNIT_SIZE)?;
+        let mut p = [0u8; 8];
+        p.copy_from_slice(&b[..8]);
+        let mut t = [0u8; 8];
+        t.copy_from_slice(&b[12..20]);
+        Some(CqUnit {
+            phy_offset: i64::from_be_bytes(p),
+            size: i32::from_be_bytes([b[8], b[9], b[10], b[11]]),
+            tags_code: i64::from_be_bytes(t),
+        })
+    }
+
+    /// Java recovery's validity test.
+    pub fn is_valid(&self) -> bool {
+        self.phy_offset >= 0 && self.size > 0
+    }
+}
+
+/// Filler written before the first unit of a queue that starts at a non-zero offset.
+const FILLER: CqUnit = CqUnit {
+    phy_offset: 0,
+    size: i32::MAX,
+    tags_code: 0,
+};
+
+/// A consume queue.
+pub struct ConsumeQueue {
+    topic: String,
+    queue_id: i32,
+    pub(crate) queue: MappedFileQueue,
+    max_physic_offset: AtomicI64,
+    min_logic_offset: AtomicI64,
+    /// STORETIMESTAMP of the last unit appended.
+    last_store_ts: AtomicI64,
+}
+
+impl ConsumeQueue {
+    /// Maps the queue's files from `dir`.
+    pub fn load(topic: &str, queue_id: i32, dir: &Path, file_size: usize) -> Result<Self> {
+        Ok(Self::with_queue(
+            topic,
+            queue_id,
+            MappedFileQueue::load(dir, file_size)?,
+        ))
+    }
+
+    /// A new, empty queue.
+    pub fn new(topic: &str, queue_id: i32, dir: &Path, file_size: usize) -> Self {
+        Self::with_queue(topic, queue_id, MappedFileQueue::new(dir, file_size))
+    }
+
+    fn with_queue(topic: &str, queue_id: i32, queue: MappedFileQueue) -> Self {
+        ConsumeQueue {
+            topic: topic.to_string(),
+            queue_id,
+            queue,
+            max_physic_offset: AtomicI64::new(-1),
+            min_logic_offset: AtomicI64::new(0),
+            last_store_ts: AtomicI64::new(0),
+        }
+    }
+
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+    pub fn queue_id(&self) -> i32 {
+        self.queue_id
+    }
+    /// `phyOffset + size` of the last unit (-1 if empty).
+    pub fn max_physic_offset(&self) -> i64 {
+        self.max_physic_offset.load(Ordering::Acquire)
+    }
+    pub fn last_store_timestamp(&self) -> i64 {
+        self.last_store_ts.load(Ordering::Acquire)
+    }
+    /// Next queue offset (number of units including fillers).
+    pub fn max_offset_in_queue(&self) -> i64 {
+        self.queue.max_offset() / CQ_UNIT_SIZE as i64
+    }
+    pub fn min_offset_in_queue(&self) -> i64 {
+        self.min_logic_offset.load(Ordering::Acquire) / CQ_UNIT_SIZE as i64
+    }
+
+    /// Recovery (§4.2): scans from the third-from-last file to the first invalid unit, sets
+    /// positions there and deletes later files.
+    pub fn recover(&self) -> Result<()> {
+        let files = self.queue.files();
+        if files.is_empty() {
+            return Ok(());
+        }
+        let start = files.len().saturating_sub(3);
+        let mut end = files[start].from_offset();
+        let mut max_phy = -1;
+        'files: for f in &files[start..] {
+            let mut pos = 0;
+            while let Some(u) = f.read(pos, CQ_UNIT_SIZE).and_then(CqUnit::decode) {
+                if !u.is_valid() {
+                    end = f.from_offset() + pos as i64;
+                    break 'files;
+                }
+                if u != FILLER {
+                    max_phy = u.phy_offset + u.size as i64;
+                }
+                pos += CQ_UNIT_SIZE;
+            }
+            end = f.from_offset() + pos as i64;
+            if pos < f.size() {
+                break;
+            }
+        }
+        self.queue.truncate_dirty(end)?;
+        self.max_physic_offset.store(max_phy, Ordering::Release);
+        Ok(())
+    }
+
+    /// Truncates units whose phyOffset >= `phy_end` (after commit-log recovery).
+    pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
+        let files = self.queue.files();
+        let mut new_end = None;
+        let mut max_phy = -1;
+        'outer: for f in &files {
+            let mut pos = 0;
+            while let Some(u) = f.read(pos, CQ_UNIT_SIZE).and_then(CqUnit::decode) {
+                if u != FILLER && u.phy_offset >= phy_end {
+                    new_end = Some(f.from_offset() + pos as i64);
+                    break 'outer;
+                }
+                if u != FILLER {
+                    max_phy = u.phy_offset + u.size as i64;
+                }
+                pos += CQ_UNIT_SIZE;
+            }
+        }
+        if let Some(end) = new_end {
+            tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");
+            self.queue.truncate_dirty(end)?;
+            if self.queue.is_empty() {
+                self.min_logic_offset.store(0, Ordering::Release);
+            }
+            self.max_physic_offset.store(max_phy, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
+    /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
+    pub fn put_unit(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) -> Result<()> {
+        if unit.phy_offset + unit.size as i64 <= self.max_physic_offset() {
+            return Ok(());
+        }
+        let expect = queue_offset * CQ_UNIT_SIZE as i64;
+        if self.queue.is_empty() && expect > 0 {
+            self.fill_pre_blank(expect)?;
+        }
+        let file = self.queue.last_file_or_create(expect)?;
+        let current = file.from_offset() + file.wrote_position() as i64;
+        if expect < current {
+            return Ok(());
+        }
+        if expect > current {
+            tracing::error!(topic = %self.topic, queue = self.queue_id, expect, current, "[BUG] consume queue gap; writing at the current end");
+        }
+        file.append(&unit.encode());
+        self.max_physic_offset
+            .store(unit.phy_offset + unit.size as i64, Ordering::Release);
+        self.last_store_ts.store(store_ts, Ordering::Release);
+        Ok(())
+    }
+
+    fn fill_pre_blank(&self, expect: i64) -> Result<()> {
+        let file = self.queue.last_file_or_create(expect)?;
+        let filler = FILLER.encode();
+        while file.from_offset() + (file.wrote_position() as i64) < expect {
+            file.append(&filler);
+        }
+        self.min_logic_offset.store(expect, Ordering::Release);
+        Ok(())
+    }
+
+    /// The unit at `index`, if written.
+    pub fn get_unit(&self, index: i64) -> Option<CqUnit> {
+        let off = index.checked_mul(CQ_UNIT_SIZE as i64)?;
+        let f = self.queue.find_by_offset(off)?;
+        CqUnit::decode(f.read((off - f.from_offset()) as usize, CQ_UNIT_SIZE)?)
+    }
+
+    /// The file holding `index` and the published bytes from it to the file's end of data.
+    pub fn units_from(&self, index: i64) -> Option<(Arc<MappedFile>, usize)> {
+        let off = index.checked_mul(CQ_UNIT_SIZE as i64)?;
+        let f = self.queue.find_by_offset(off)?;
+        let pos = (off - f.from_offset()) as usize;
+        (pos < f.wrote_position()).then_some((f, pos))
+    }
+
+    /// First queue offset of the file after the one holding `index`.
+    pub fn roll_next_file(&self, index: i64) -> i64 {
+        let per_file = (self.queue.file_size() / CQ_UNIT_SIZE) as i64;
+        index + per_file - index % per_file
+    }
+
+    /// Java `correctMinOffset`: the first unit pointing at or past the commit log's min offset.
+    pub fn correct_min_offset(&self, commit_log_min: i64) {
+        let max = self.max_offset_in_queue();
+        let min_now = self.min_offset_in_queue();
+        let Some(last) = max.checked_sub(1).and_then(|i| self.get_unit(i)) else {
+            return;
+        };
+        if last.phy_offset < commit_log_min {
+            self.min_logic_offset
+                .store(max * CQ_UNIT_SIZE as i64, Ordering::Release);
+            return;
+        }
+        if let Some(u) = self.get_unit(min_now) {
+            if u.phy_offset >= commit_log_min
+                && min_now * CQ_UNIT_SIZE as i64 >= self.queue.min_offset()
+            {
+                return;
+            }
+        }
+        let Some(first) = self.queue.first_file() else {
+            return;
+        };
+        let n = first.wrote_position() / CQ_UNIT_SIZE;
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match first
+                .read(mid * CQ_UNIT_SIZE, CQ_UNIT_SIZE)
+                .and_then(CqUnit::decode)
+            {
+                Some(u) if u.phy_offset >= commit_log_min => hi = mid,
+                _ => lo = mid + 1,
+            }
+        }
+        let new_min = first.from_offset() + (lo * CQ_UNIT_SIZE) as i64;
+        self.min_logic_offset.store(new_min, Ordering::Release);
+    }
+
+    /// Deletes files (never the last) whose last unit points below `commit_log_min`.
+    pub fn delete_expired(&self, commit_log_min: i64) -> Result<usize> {
+        let files = self.queue.files();
+        let mut n = 0;
+        for f in files.iter().take(files.len().saturating_sub(1)) {
+            let last_pos = f.wrote_position().saturating_sub(CQ_UNIT_SIZE);
+            match f.read(last_pos, CQ_UNIT_SIZE).and_then(CqUnit::decode) {
+                Some(u) if u.phy_offset < commit_log_min => n += 1,
+                _ => break,
+            }
+        }
+        if n > 0 {
+            self.queue.delete_first(n)?;
+        }
+        self.correct_min_offset(commit_log_min);
+        Ok(n)
+    }
+
+    /// Flushes with `least_pages` (0 = everything).
+    pub fn flush(&self, least_pages: usize) -> Result<()> {
+        if least_pages == 0 {
+            self.queue.flush_all()
+        } else {
+            self.queue.flush(least_pages).map(|_| ())
+        }
+    }
+
+    /// Deletes all files of the queue.
+    pub fn destroy(&self) -> Result<()> {
+        self.queue.destroy()?;
+        self.max_physic_offset.store(-1, Ordering::Release);
+        self.min_logic_offset.store(0, Ordering::Release);
+        Ok(())
+    }
+}

@@ -1,0 +1,92 @@
+//! Dispatch: turning commit-log records into consume-queue units and index entries, and telling
+//! the broker which queues grew.
+
+pub mod reput;
+
+use std::sync::Arc;
+
+use crate::store::commitlog::record::RecordView;
+use crate::store::consumequeue::CqUnit;
+use crate::store::error::Result;
+use crate::store::message::sysflag;
+use crate::store::util::{find_property, java_hash_bytes};
+use crate::store::StoreInner;
+
+/// Topic whose tagsCode is the delivery time (delay levels).
+pub const SCHEDULE_TOPIC: &str = "SCHEDULE_TOPIC_XXXX";
+
+/// What the broker learns about each dispatched message (Java `MessageArrivingListener`).
+#[derive(Debug)]
+pub struct MessageArrival<'a> {
+    pub topic: &'a str,
+    pub queue_id: i32,
+    /// Queue offset of this message.
+    pub queue_offset: i64,
+    /// Next queue offset (= max offset in queue after this message).
+    pub max_offset: i64,
+    pub tags_code: i64,
+    pub store_timestamp: i64,
+    /// Encoded properties of the record (borrowing the mapped bytes).
+    pub properties: &'a [u8],
+}
+
+/// Called on the dispatch thread after each message reached its consume queue. Must not block.
+pub type ArrivalListener = Arc<dyn Fn(&MessageArrival<'_>) + Send + Sync>;
+
+/// tagsCode of a record (store-format.md §4.1): TAGS hash, or delivery time for delay levels.
+pub fn tags_code(rec: &RecordView<'_>, delay_levels: &[i64]) -> i64 {
+    if rec.topic == SCHEDULE_TOPIC.as_bytes() {
+        if let Some(level) = find_property(rec.properties, "DELAY")
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .and_then(|v| v.parse::<i64>().ok())
+        {
+            if level > 0 {
+                let idx = (level.min(delay_levels.len() as i64) - 1).max(0) as usize;
+                let delay = delay_levels.get(idx).copied().unwrap_or(1000);
+                return rec.store_timestamp + delay;
+            }
+        }
+    }
+    find_property(rec.properties, "TAGS").map_or(0, |t| java_hash_bytes(t) as i64)
+}
+
+/// Dispatches one record: consume queue (NOT/COMMIT types), index, arrival listener.
+pub(crate) fn dispatch_record(
+    inner: &StoreInner,
+    rec: &RecordView<'_>,
+    phy: i64,
+    notify: bool,
+) -> Result<()> {
+    let tran = rec.tran_type();
+    let mut arrival = None;
+    if tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE {
+        let topic = rec.topic_str();
+        let cq = inner.cqs.find_or_create(topic, rec.queue_id);
+        let tags = tags_code(rec, &inner.delay_levels);
+        let unit = CqUnit {
+            phy_offset: phy,
+            size: rec.total_size,
+            tags_code: tags,
+        };
+        cq.put_unit(unit, rec.queue_offset, rec.store_timestamp)?;
+        inner
+            .last_dispatched_ts
+            .store(rec.store_timestamp, std::sync::atomic::Ordering::Release);
+        arrival = Some((tags, cq.max_offset_in_queue()));
+    }
+    if let Some(index) = &inner.index {
+        index.build_index(rec, phy)?;
+    }
+    if let (true, Some((tags, max)), Some(l)) = (notify, arrival, inner.listener.read().as_ref()) {
+        l(&MessageArrival {
+            topic: rec.topic_str(),
+            queue_id: rec.queue_id,
+            queue_offset: rec.queue_offset,
+            max_offset: max,
+            tags_code: tags,
+            store_timestamp: rec.store_timestamp,
+            properties: rec.properties,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! `ReputMessageService`: one thread tailing the commit log from the reput offset up to the
+//! confirm offset and dispatching every record.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::store::commitlog::record::{self, Decoded};
+use crate::store::error::Result;
+use crate::store::StoreInner;
+
+/// Dispatches records from `inner.reput_offset` up to `limit`. Returns the units dispatched.
+pub(crate) fn reput_until(inner: &StoreInner, limit: i64, notify: bool) -> Result<u64> {
+    let cl = &inner.commitlog;
+    let mut n = 0u64;
+    loop {
+        let mut reput = inner.reput_offset.load(Ordering::Acquire);
+        if reput >= limit {
+            return Ok(n);
+        }
+        let min = cl.min_offset();
+        if reput < min {
+            tracing::warn!(
+                reput,
+                min,
+                "reput offset below the commit log's min offset; moving up"
+            );
+            reput = min;
+            inner.reput_offset.store(reput, Ordering::Release);
+        }
+        let Some(file) = cl.queue.find_by_offset(reput) else {
+            return Ok(n);
+        };
+        let pos = (reput - file.from_offset()) as usize;
+        let Some(buf) = file.read_from(pos) else {
+            return Ok(n);
+        };
+        let avail = buf.len().min((limit - reput) as usize);
+        let buf = &buf[..avail];
+        let mut at = 0usize;
+        let mut roll = false;
+        while at < buf.len() {
+            match record::decode(&buf[at..], false) {
+                Ok(Decoded::Record(rec)) => {
+                    let phy = reput + at as i64;
+                    super::dispatch_record(inner, &rec, phy, notify)?;
+                    at += rec.total_size as usize;
+                    n += 1;
+                }
+                Ok(Decoded::Blank) => {
+                    roll = true;
+                    break;
+                }
+                Ok(Decoded::End) | Err(_) => {
+                    // A record not yet complete below the limit: wait for more bytes.
+                    break;
+                }
+            }
+        }
+        let next = if roll {
+            cl.roll_next_file(reput + at as i64)
+        } else {
+            reput + at as i64
+        };
+        inner.reput_offset.store(next, Ordering::Release);
+        if next == reput {
+            return Ok(n);
+        }
+    }
+}
+
+/// The dispatch thread.
+pub struct ReputMessageService {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl ReputMessageService {
+    /// Starts tailing from `inner.reput_offset`.
+    pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name("ReputMessageService".into())
+            .spawn(move || run(inner, s))?;
+        Ok(ReputMessageService {
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    /// Stops after dispatching everything confirmed.
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
+    loop {
+        let stopping = stop.load(Ordering::Acquire);
+        let limit = inner.confirm_offset();
+        match reput_until(&inner, limit, true) {
+            Ok(0) => {
+                if stopping {
+                    return;
+                }
+                std::thread::park_timeout(Duration::from_millis(1));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "dispatch failed; retrying in 100 ms");
+                if stopping {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! `GroupCommitService`: SYNC_FLUSH. Appends waiting for durability queue a request; one thread
+//! flushes once for everything queued and releases the whole group.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+use tokio::sync::oneshot;
+
+use crate::store::message::PutMessageStatus;
+use crate::store::StoreInner;
+
+/// One waiting append.
+pub(crate) struct FlushRequest {
+    pub next_offset: i64,
+    pub deadline: Instant,
+    pub tx: oneshot::Sender<PutMessageStatus>,
+}
+
+/// The request list shared by putters and the service thread.
+#[derive(Default)]
+pub(crate) struct GroupCommitQueue {
+    requests: Mutex<Vec<FlushRequest>>,
+    cv: Condvar,
+}
+
+impl GroupCommitQueue {
+    /// Queues a request and wakes the service.
+    pub fn submit(&self, req: FlushRequest) {
+        self.requests.lock().push(req);
+        self.cv.notify_one();
+    }
+
+    /// Wakes the service (puts that do not wait).
+    pub fn wake(&self) {
+        self.cv.notify_one();
+    }
+
+    fn take(&self, wait: Duration, into: &mut Vec<FlushRequest>) {
+        let mut g = self.requests.lock();
+        if g.is_empty() {
+            self.cv.wait_for(&mut g, wait);
+        }
+        into.append(&mut g);
+    }
+}
+
+pub struct GroupCommitService {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl GroupCommitService {
+    pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name("GroupCommitService".into())
+            .spawn(move || run(inner, s))?;
+        Ok(GroupCommitService {
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    pub(crate) fn stop(&mut self, queue: &GroupCommitQueue) {
+        self.stop.store(true, Ordering::Release);
+        queue.wake();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
+    let Some(queue) = inner.group_commit.as_ref() else {
+        return;
+    };
+    let mut pending: Vec<FlushRequest> = Vec::new();
+    loop {
+        let stopping = stop.load(Ordering::Acquire);
+        queue.take(Duration::from_millis(10), &mut pending);
+        let flushed = if inner.commitlog.is_poisoned() {
+            None
+        } else {
+            super::flush_commit_log(&inner, 0, true).ok()
+        };
+        let now = Instant::now();
+        pending.retain_mut(|r| {
+            let done = match flushed {
+                Some(f) if f >= r.next_offset => Some(PutMessageStatus::PUT_OK),
+                None => Some(PutMessageStatus::FLUSH_DISK_TIMEOUT),
+                _ if now >= r.deadline || stopping => Some(PutMessageStatus::FLUSH_DISK_TIMEOUT),
+                _ => None,
+            };
+            match done {
+                Some(st) => {
+                    let tx = std::mem::replace(&mut r.tx, oneshot::channel().0);
+                    let _ = tx.send(st);
+                    false
+                }
+                None => true,
+            }
+        });
+        if stopping && pending.is_empty() {
+            return;
+        }
+    }
+}

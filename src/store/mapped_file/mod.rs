@@ -1,0 +1,297 @@
+//! `MappedFile`: one fixed-size file mapped read-write, appended by a single writer and read
+//! concurrently below its wrote position. The only module tree of the crate with `unsafe`.
+//!
+//! Soundness contract: bytes at `[0, wrote)` are immutable and may be read by any thread; bytes at
+//! `[wrote, size)` are touched only by the writer holding `write_lock`, which publishes them with
+//! a release store of `wrote`. Readers load `wrote` with acquire and never look past it. Files are
+//! never shrunk while mapped (deletion unlinks; the mapping stays valid until the last `Arc` drops).
+#![allow(unsafe_code)]
+
+pub mod mut_map;
+pub mod os;
+pub mod queue;
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use memmap2::{MmapOptions, MmapRaw};
+use parking_lot::Mutex;
+
+use crate::store::error::{Result, StoreError};
+
+pub use queue::MappedFileQueue;
+
+/// OS page size assumed by flush accounting (Java uses 4 KiB too).
+pub const OS_PAGE_SIZE: usize = 4096;
+
+/// A mapped commit-log / consume-queue file.
+pub struct MappedFile {
+    path: PathBuf,
+    from_offset: i64,
+    size: usize,
+    _file: File,
+    map: MmapRaw,
+    wrote: AtomicUsize,
+    flushed: AtomicUsize,
+    write_lock: Mutex<()>,
+    /// STORETIMESTAMP of the last record appended (commit log) for the checkpoint.
+    last_store_ts: AtomicI64,
+    deleted: AtomicBool,
+}
+
+impl std::fmt::Debug for MappedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MappedFile")
+            .field("path", &self.path)
+            .field("wrote", &self.wrote_position())
+            .finish()
+    }
+}
+
+impl MappedFile {
+    /// Creates (or opens and extends) `path` at exactly `size` bytes and maps it. Positions start
+    /// at 0 for a new file; `open_existing` maps a loaded file with positions at `size`.
+    pub fn create(path: &Path, from_offset: i64, size: usize) -> Result<Arc<Self>> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| StoreError::io(path, e))?;
+        file.set_len(size as u64)
+            .map_err(|e| StoreError::io(path, e))?;
+        Self::map(path, file, from_offset, size, 0)
+    }
+
+    /// Maps an existing file that must be exactly `size` bytes; all of it counts as written
+    /// until recovery sets the real positions.
+    pub fn open_existing(path: &Path, from_offset: i64, size: usize) -> Result<Arc<Self>> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| StoreError::io(path, e))?;
+        let found = file.metadata().map_err(|e| StoreError::io(path, e))?.len();
+        if found != size as u64 {
+            return Err(StoreError::FileSize {
+                path: path.to_path_buf(),
+                expected: size as u64,
+                found,
+            });
+        }
+        Self::map(path, file, from_offset, size, size)
+    }
+
+    fn map(path: &Path, file: File, from: i64, size: usize, pos: usize) -> Result<Arc<Self>> {
+        let map = MmapOptions::new()
+            .len(size)
+            .map_raw(&file)
+            .map_err(|e| StoreError::io(path, e))?;
+        Ok(Arc::new(MappedFile {
+            path: path.to_path_buf(),
+            from_offset: from,
+            size,
+            _file: file,
+            map,
+            wrote: AtomicUsize::new(pos),
+            flushed: AtomicUsize::new(pos),
+            write_lock: Mutex::new(()),
+            last_store_ts: AtomicI64::new(0),
+            deleted: AtomicBool::new(false),
+        }))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// Global offset of byte 0 of this file (its name).
+    pub fn from_offset(&self) -> i64 {
+        self.from_offset
+    }
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    pub fn wrote_position(&self) -> usize {
+        self.wrote.load(Ordering::Acquire)
+    }
+    pub fn flushed_position(&self) -> usize {
+        self.flushed.load(Ordering::Acquire)
+    }
+    pub fn is_full(&self) -> bool {
+        self.wrote_position() >= self.size
+    }
+    pub fn remaining(&self) -> usize {
+        self.size - self.wrote_position()
+    }
+    pub fn last_store_timestamp(&self) -> i64 {
+        self.last_store_ts.load(Ordering::Relaxed)
+    }
+    pub fn set_last_store_timestamp(&self, ts: i64) {
+        self.last_store_ts.store(ts, Ordering::Relaxed);
+    }
+
+    /// Recovery only (no reader or writer active): sets wrote and flushed positions.
+    pub fn set_positions(&self, pos: usize) {
+        let pos = pos.min(self.size);
+        self.wrote.store(pos, Ordering::Release);
+        self.flushed.store(pos, Ordering::Release);
+    }
+
+    /// Appends `len` bytes filled by `fill` at the wrote position; returns the position written,
+    /// or `None` when fewer than `len` bytes remain.
+    pub fn append_with(&self, len: usize, fill: impl FnOnce(&mut [u8])) -> Option<usize> {
+        let _guard = self.write_lock.lock();
+        let pos = self.wrote.load(Ordering::Acquire);
+        if len > self.size - pos {
+            return None;
+        }
+        // SAFETY: [pos, pos+len) is inside the mapping (checked above) and at or past `wrote`, so
+        // no reader looks at it (readers stop at `wrote`) and no other writer touches it (we hold
+        // `write_lock`). The mapping lives as long as `self`.
+        let dst = unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().add(pos), len) };
+        fill(dst);
+        self.wrote.store(pos + len, Ordering::Release);
+        Some(pos)
+    }
+
+    /// Appends `data`; see `append_with`.
+    pub fn append(&self, data: &[u8]) -> Option<usize> {
+        self.append_with(data.len(), |dst| dst.copy_from_slice(data))
+    }
+
+    /// Marks the file full without writing (after a blank record was appended).
+    pub fn mark_full(&self) {
+        let _guard = self.write_lock.lock();
+        self.wrote.store(self.size, Ordering::Release);
+    }
+
+    /// The published bytes `[pos, pos+len)`, or `None` if any of them is not yet written.
+    pub fn read(&self, pos: usize, len: usize) -> Option<&[u8]> {
+        let end = pos.checked_add(len)?;
+        if end > self.wrote_position() {
+            return None;
+        }
+        // SAFETY: [pos, end) lies below the acquire-loaded `wrote`, so it is fully written and
+        // never written again while mapped; the slice borrows `self`, which owns the mapping.
+        Some(unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(pos), len) })
+    }
+
+    /// All published bytes from `pos` to the wrote position.
+    pub fn read_from(&self, pos: usize) -> Option<&[u8]> {
+        let wrote = self.wrote_position();
+        if pos > wrote {
+            return None;
+        }
+        self.read(pos, wrote - pos)
+    }
+
+    /// Zero-copy `Bytes` over `[pos, pos+len)` that keeps this file mapped while alive.
+    pub fn slice_bytes(self: &Arc<Self>, pos: usize, len: usize) -> Option<Bytes> {
+        self.read(pos, len)?;
+        Some(Bytes::from_owner(MappedSlice {
+            file: Arc::clone(self),
+            pos,
+            len,
+        }))
+    }
+
+    /// Flushes dirty pages if at least `least_pages` are dirty (0 = anything dirty). Returns the
+    /// flushed position.
+    pub fn flush(&self, least_pages: usize) -> Result<usize> {
+        let wrote = self.wrote_position();
+        let flushed = self.flushed_position();
+        if wrote <= flushed {
+            return Ok(flushed);
+        }
+        let dirty_pages = wrote / OS_PAGE_SIZE - flushed / OS_PAGE_SIZE;
+        if least_pages > 0 && dirty_pages < least_pages && wrote < self.size {
+            return Ok(flushed);
+        }
+        let start = flushed / OS_PAGE_SIZE * OS_PAGE_SIZE;
+        self.map
+            .flush_range(start, wrote - start)
+            .map_err(|e| StoreError::io(&self.path, e))?;
+        self.flushed.store(wrote, Ordering::Release);
+        Ok(wrote)
+    }
+
+    /// Recovery only: zeroes every non-zero byte from `from` (>= wrote position) to the end so a
+    /// later append can never leave stale records behind it.
+    pub fn zero_tail(&self, from: usize) -> Result<()> {
+        let _guard = self.write_lock.lock();
+        let from = from.max(self.wrote.load(Ordering::Acquire));
+        if from >= self.size {
+            return Ok(());
+        }
+        // SAFETY: [from, size) is at or past `wrote` (clamped above) so no reader sees it, and we
+        // hold `write_lock`.
+        let tail = unsafe {
+            std::slice::from_raw_parts_mut(self.map.as_mut_ptr().add(from), self.size - from)
+        };
+        let mut dirty = false;
+        for chunk in tail.chunks_mut(OS_PAGE_SIZE) {
+            if chunk.iter().any(|&b| b != 0) {
+                chunk.fill(0);
+                dirty = true;
+            }
+        }
+        if dirty {
+            self.map
+                .flush_range(from, self.size - from)
+                .map_err(|e| StoreError::io(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Unlinks the file; readers holding an `Arc` keep their mapping.
+    pub fn delete(&self) -> Result<()> {
+        if self.deleted.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StoreError::io(&self.path, e)),
+        }
+    }
+
+    /// Last-modified time of the file in ms (for `fileReservedTime`).
+    pub fn last_modified_ms(&self) -> i64 {
+        std::fs::metadata(&self.path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0)
+    }
+
+    /// Touches every page of the unwritten part (warmMapedFileEnable).
+    pub fn warm(&self) {
+        let _guard = self.write_lock.lock();
+        let pos = self.wrote.load(Ordering::Acquire);
+        let mut p = pos.div_ceil(OS_PAGE_SIZE) * OS_PAGE_SIZE;
+        while p < self.size {
+            // SAFETY: p is inside the mapping and past `wrote` (no readers); we hold write_lock.
+            unsafe { self.map.as_mut_ptr().add(p).write_volatile(0) };
+            p += OS_PAGE_SIZE;
+        }
+    }
+}
+
+/// The owner behind a zero-copy `Bytes`: a published range of a mapped file.
+struct MappedSlice {
+    file: Arc<MappedFile>,
+    pos: usize,
+    len: usize,
+}
+
+impl AsRef<[u8]> for MappedSlice {
+    fn as_ref(&self) -> &[u8] {
+        // The range was checked to be published when the slice was made and stays so.
+        self.file.read(self.pos, self.len).unwrap_or(&[])
+    }
+}

@@ -1,0 +1,71 @@
+//! `MutMap`: an exclusively owned read-write mapping (index files), used behind a mutex.
+#![allow(unsafe_code)]
+
+use std::fs::OpenOptions;
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+
+use memmap2::{MmapMut, MmapOptions};
+
+use crate::store::error::{Result, StoreError};
+
+/// A file mapped read-write at a fixed size; all access goes through `&`/`&mut self`.
+pub struct MutMap {
+    path: PathBuf,
+    map: MmapMut,
+}
+
+impl MutMap {
+    /// Opens or creates `path` with exactly `size` bytes. An existing file of another size is an
+    /// error unless `create` is set and the file is new/empty.
+    pub fn open(path: &Path, size: usize, create: bool) -> Result<Self> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(create)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| StoreError::io(path, e))?;
+        let len = file.metadata().map_err(|e| StoreError::io(path, e))?.len();
+        if len == 0 && create {
+            file.set_len(size as u64)
+                .map_err(|e| StoreError::io(path, e))?;
+        } else if len != size as u64 {
+            return Err(StoreError::FileSize {
+                path: path.to_path_buf(),
+                expected: size as u64,
+                found: len,
+            });
+        }
+        // SAFETY: the store holds the directory's fcntl lock, so no other broker modifies or
+        // truncates the file while it is mapped; the length was checked/set above.
+        let map = unsafe { MmapOptions::new().len(size).map_mut(&file) }
+            .map_err(|e| StoreError::io(path, e))?;
+        Ok(MutMap {
+            path: path.to_path_buf(),
+            map,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// msync of the whole mapping.
+    pub fn flush(&self) -> Result<()> {
+        self.map.flush().map_err(|e| StoreError::io(&self.path, e))
+    }
+}
+
+impl Deref for MutMap {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl DerefMut for MutMap {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.map
+    }
+}

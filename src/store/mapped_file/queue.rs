@@ -1,0 +1,239 @@
+//! `MappedFileQueue`: the contiguous sequence of equally sized files of one log (commit log or
+//! one consume queue), named by the global offset of their first byte.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use super::MappedFile;
+use crate::store::error::{Result, StoreError};
+use crate::store::paths;
+
+/// Files of one log, oldest first.
+pub struct MappedFileQueue {
+    dir: PathBuf,
+    file_size: usize,
+    files: RwLock<Vec<Arc<MappedFile>>>,
+    flushed_where: AtomicI64,
+    flushes: AtomicU64,
+}
+
+impl MappedFileQueue {
+    /// An empty queue over `dir` (nothing is read).
+    pub fn new(dir: &Path, file_size: usize) -> Self {
+        MappedFileQueue {
+            dir: dir.to_path_buf(),
+            file_size,
+            files: RwLock::new(Vec::new()),
+            flushed_where: AtomicI64::new(0),
+            flushes: AtomicU64::new(0),
+        }
+    }
+
+    /// Maps every file of `dir` (Java's load rules: names must parse as offsets, sizes must match;
+    /// a zero-length last file is deleted; sub-directories are skipped).
+    pub fn load(dir: &Path, file_size: usize) -> Result<Self> {
+        let q = Self::new(dir, file_size);
+        let mut names = Vec::new();
+        let rd = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(q),
+            Err(e) => return Err(StoreError::io(dir, e)),
+        };
+        for entry in rd {
+            let entry = entry.map_err(|e| StoreError::io(dir, e))?;
+            let path = entry.path();
+            if path.is_dir() {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(off) = paths::parse_offset_file_name(&name) else {
+                return Err(StoreError::BadFileName { path });
+            };
+            names.push((name, off, path));
+        }
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let n = names.len();
+        let mut files = Vec::with_capacity(n);
+        for (i, (_, off, path)) in names.into_iter().enumerate() {
+            let len = std::fs::metadata(&path)
+                .map_err(|e| StoreError::io(&path, e))?
+                .len();
+            if len == 0 && i + 1 == n {
+                tracing::warn!(path = %path.display(), "deleting zero-length last file");
+                std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+                continue;
+            }
+            files.push(MappedFile::open_existing(&path, off, file_size)?);
+        }
+        *q.files.write() = files;
+        Ok(q)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    pub fn file_size(&self) -> usize {
+        self.file_size
+    }
+    /// A snapshot of the files, oldest first.
+    pub fn files(&self) -> Vec<Arc<MappedFile>> {
+        self.files.read().clone()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.files.read().is_empty()
+    }
+    pub fn first_file(&self) -> Option<Arc<MappedFile>> {
+        self.files.read().first().cloned()
+    }
+    pub fn last_file(&self) -> Option<Arc<MappedFile>> {
+        self.files.read().last().cloned()
+    }
+
+    /// The last file if it has room, else a new file after it (or at `start_offset` rounded down
+    /// to a file boundary when the queue is empty).
+    pub fn last_file_or_create(&self, start_offset: i64) -> Result<Arc<MappedFile>> {
+        if let Some(last) = self.last_file() {
+            if !last.is_full() {
+                return Ok(last);
+            }
+        }
+        let mut files = self.files.write();
+        let from = match files.last() {
+            Some(last) if !last.is_full() => return Ok(Arc::clone(last)),
+            Some(last) => last.from_offset() + self.file_size as i64,
+            None => start_offset - start_offset.rem_euclid(self.file_size as i64),
+        };
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        let path = self.dir.join(paths::offset_file_name(from));
+        let file = MappedFile::create(&path, from, self.file_size)?;
+        if files.is_empty() {
+            self.flushed_where.store(from, Ordering::Release);
+        }
+        files.push(Arc::clone(&file));
+        Ok(file)
+    }
+
+    /// The file containing global `offset`, if mapped.
+    pub fn find_by_offset(&self, offset: i64) -> Option<Arc<MappedFile>> {
+        let files = self.files.read();
+        let first = files.first()?;
+        if offset < first.from_offset() {
+            return None;
+        }
+        let idx = ((offset - first.from_offset()) / self.file_size as i64) as usize;
+        let f = files.get(idx)?;
+        (offset >= f.from_offset() && offset < f.from_offset() + self.file_size as i64)
+            .then(|| Arc::clone(f))
+    }
+
+    /// Offset of the first byte of the first file (0 if empty).
+    pub fn min_offset(&self) -> i64 {
+        self.first_file().map(|f| f.from_offset()).unwrap_or(0)
+    }
+
+    /// Global offset just past the last written byte.
+    pub fn max_offset(&self) -> i64 {
+        self.last_file()
+            .map(|f| f.from_offset() + f.wrote_position() as i64)
+            .unwrap_or(0)
+    }
+
+    pub fn flushed_where(&self) -> i64 {
+        self.flushed_where.load(Ordering::Acquire)
+    }
+    pub fn set_flushed_where(&self, v: i64) {
+        self.flushed_where.store(v, Ordering::Release);
+    }
+
+    /// Flushes the file containing `flushedWhere` (Java semantics). Returns true if nothing was
+    /// left to flush.
+    pub fn flush(&self, least_pages: usize) -> Result<bool> {
+        let fw = self.flushed_where();
+        let file = self.find_by_offset(fw).or_else(|| {
+            (fw == self.min_offset())
+                .then(|| self.first_file())
+                .flatten()
+        });
+        let Some(file) = file else {
+            return Ok(true);
+        };
+        let before = file.flushed_position();
+        let pos = file.flush(least_pages)?;
+        if pos != before {
+            self.flushes.fetch_add(1, Ordering::Relaxed);
+        }
+        let new_where = file.from_offset() + pos as i64;
+        self.set_flushed_where(new_where);
+        Ok(new_where == fw)
+    }
+
+    /// Flushes everything written (all files up to the wrote position).
+    pub fn flush_all(&self) -> Result<()> {
+        for _ in 0..self.files.read().len() + 1 {
+            if self.flush(0)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Recovery: sets positions so `offset` is the end of data, zeroes the stale tail of the file
+    /// holding it and deletes every later file.
+    pub fn truncate_dirty(&self, offset: i64) -> Result<()> {
+        let mut files = self.files.write();
+        let mut keep = Vec::with_capacity(files.len());
+        for f in files.drain(..) {
+            let end = f.from_offset() + self.file_size as i64;
+            if end <= offset {
+                keep.push(f);
+            } else if f.from_offset() <= offset {
+                let pos = (offset - f.from_offset()) as usize;
+                f.set_positions(pos);
+                f.zero_tail(pos)?;
+                keep.push(f);
+            } else {
+                tracing::info!(path = %f.path().display(), "recovery deletes file past the end of data");
+                f.delete()?;
+            }
+        }
+        *files = keep;
+        drop(files);
+        self.set_flushed_where(offset);
+        Ok(())
+    }
+
+    /// Removes and deletes the first `n` files (never the last one).
+    pub fn delete_first(&self, n: usize) -> Result<Vec<Arc<MappedFile>>> {
+        let mut files = self.files.write();
+        let n = n.min(files.len().saturating_sub(1));
+        let gone: Vec<_> = files.drain(..n).collect();
+        drop(files);
+        for f in &gone {
+            f.delete()?;
+        }
+        Ok(gone)
+    }
+
+    /// Deletes every file and forgets them.
+    pub fn destroy(&self) -> Result<()> {
+        let gone: Vec<_> = self.files.write().drain(..).collect();
+        for f in gone {
+            f.delete()?;
+        }
+        let _ = std::fs::remove_dir(&self.dir);
+        Ok(())
+    }
+
+    /// Number of flushes (msync calls) that wrote something.
+    pub fn flush_count(&self) -> u64 {
+        self.flushes.load(Ordering::Relaxed)
+    }
+
+    /// Total bytes mapped by the queue's files.
+    pub fn mapped_size(&self) -> u64 {
+        self.files.read().len() as u64 * self.file_size as u64
+    }
+}

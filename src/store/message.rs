@@ -1,0 +1,214 @@
+//! The store's message model: what a put takes, what it answers, and the status values Java's
+//! `PutMessageStatus` / `AppendMessageStatus` define.
+
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+
+/// SYSFLAG bits the store looks at (Java `MessageSysFlag`).
+pub mod sysflag {
+    pub const COMPRESSED: i32 = 0x1;
+    pub const MULTI_TAGS: i32 = 0x2;
+    pub const TRANSACTION_MASK: i32 = 0xC;
+    pub const TRANSACTION_NOT_TYPE: i32 = 0x0;
+    pub const TRANSACTION_PREPARED_TYPE: i32 = 0x4;
+    pub const TRANSACTION_COMMIT_TYPE: i32 = 0x8;
+    pub const TRANSACTION_ROLLBACK_TYPE: i32 = 0xC;
+    pub const BORNHOST_V6: i32 = 0x10;
+    pub const STOREHOST_V6: i32 = 0x20;
+}
+
+/// One message to append (the broker has already validated topic, permissions and properties).
+#[derive(Debug, Clone)]
+pub struct MessageInput {
+    pub topic: String,
+    pub queue_id: i32,
+    /// User flag (FLAG field).
+    pub flag: i32,
+    /// SYSFLAG; the host-family bits 0x10/0x20 are set by the store from the addresses.
+    pub sys_flag: i32,
+    pub body: Bytes,
+    /// Encoded properties (`k 0x01 v 0x02 ...`).
+    pub properties: String,
+    /// Informational: the consume-queue tagsCode is always derived from the stored record
+    /// (TAGS hash, or delivery time for `SCHEDULE_TOPIC_XXXX`) so recovery reproduces it.
+    pub tags_code: i64,
+    pub born_timestamp: i64,
+    pub born_host: SocketAddr,
+    pub store_host: SocketAddr,
+    pub reconsume_times: i32,
+    pub prepared_transaction_offset: i64,
+}
+
+/// A classic batch (`SEND_BATCH_MESSAGE`): `body` is the client-encoded concatenation of inner
+/// messages; each is stored as its own record sharing the header fields below.
+#[derive(Debug, Clone)]
+pub struct MessageBatchInput {
+    pub topic: String,
+    pub queue_id: i32,
+    pub sys_flag: i32,
+    pub body: Bytes,
+    /// Batch-level properties appended to every inner record's properties (5.0–5.3.3 behaviour,
+    /// e.g. `CLUSTER`); empty to store inner properties unchanged (Java dev head).
+    pub batch_properties: String,
+    pub born_timestamp: i64,
+    pub born_host: SocketAddr,
+    pub store_host: SocketAddr,
+    pub reconsume_times: i32,
+}
+
+/// Java `PutMessageStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum PutMessageStatus {
+    PUT_OK,
+    FLUSH_DISK_TIMEOUT,
+    FLUSH_SLAVE_TIMEOUT,
+    SLAVE_NOT_AVAILABLE,
+    SERVICE_NOT_AVAILABLE,
+    CREATE_MAPPED_FILE_FAILED,
+    MESSAGE_ILLEGAL,
+    PROPERTIES_SIZE_EXCEEDED,
+    OS_PAGE_CACHE_BUSY,
+    UNKNOWN_ERROR,
+}
+
+/// Java `AppendMessageStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum AppendMessageStatus {
+    PUT_OK,
+    END_OF_FILE,
+    MESSAGE_SIZE_EXCEEDED,
+    PROPERTIES_SIZE_EXCEEDED,
+    UNKNOWN_ERROR,
+}
+
+/// Java `AppendMessageResult`: where the message (or batch) landed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppendMessageResult {
+    pub status: AppendMessageStatus,
+    /// Commit-log offset of the first record.
+    pub wrote_offset: i64,
+    /// Bytes of all records written.
+    pub wrote_bytes: i32,
+    /// Offset msgId(s): hex of store host + physical offset, comma-joined for batches.
+    pub msg_id: String,
+    pub store_timestamp: i64,
+    /// Queue offset of the first record.
+    pub logics_offset: i64,
+    pub msg_num: i32,
+}
+
+/// Java `PutMessageResult`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PutMessageResult {
+    pub status: PutMessageStatus,
+    pub append: Option<AppendMessageResult>,
+}
+
+impl PutMessageResult {
+    pub fn is_ok(&self) -> bool {
+        self.status == PutMessageStatus::PUT_OK
+    }
+}
+
+/// Java offset msgId: upper-case hex of store IP (4 or 16 bytes) + i32 port + i64 offset.
+pub fn offset_msg_id(store_host: &SocketAddr, phys_offset: i64) -> String {
+    let mut raw = Vec::with_capacity(28);
+    push_host(&mut raw, store_host);
+    raw.extend_from_slice(&phys_offset.to_be_bytes());
+    let mut s = String::with_capacity(raw.len() * 2);
+    for b in raw {
+        s.push(char::from(HEX[(b >> 4) as usize]));
+        s.push(char::from(HEX[(b & 0xF) as usize]));
+    }
+    s
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Appends the 8- or 20-byte host encoding (address bytes + i32 port).
+pub fn push_host(buf: &mut Vec<u8>, addr: &SocketAddr) {
+    match addr {
+        SocketAddr::V4(a) => buf.extend_from_slice(&a.ip().octets()),
+        SocketAddr::V6(a) => buf.extend_from_slice(&a.ip().octets()),
+    }
+    buf.extend_from_slice(&(addr.port() as i32).to_be_bytes());
+}
+
+/// One inner message of a classic batch body (borrowing the body).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchItem<'a> {
+    pub flag: i32,
+    pub body: &'a [u8],
+    pub properties: &'a [u8],
+}
+
+/// Splits a client-encoded batch body: per message `i32 totalSize, i32 magic, i32 bodyCRC,
+/// i32 flag, i32 bodyLen, body, i16 propLen, props`. `Err(position)` on malformed input.
+pub fn decode_batch(body: &[u8]) -> Result<Vec<BatchItem<'_>>, usize> {
+    let mut items = Vec::new();
+    let mut pos = 0usize;
+    while pos < body.len() {
+        let rd = |at: usize, n: usize| body.get(at..at.checked_add(n)?);
+        let i32_at = |at: usize| rd(at, 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let total = i32_at(pos).ok_or(pos)?;
+        let flag = i32_at(pos + 12).ok_or(pos)?;
+        let body_len = i32_at(pos + 16).ok_or(pos)?;
+        if body_len < 0 || total < 22 {
+            return Err(pos);
+        }
+        let b = rd(pos + 20, body_len as usize).ok_or(pos)?;
+        let p_at = pos + 20 + body_len as usize;
+        let plen = rd(p_at, 2)
+            .map(|b| i16::from_be_bytes([b[0], b[1]]))
+            .ok_or(pos)?;
+        let props = rd(p_at + 2, plen.max(0) as usize).ok_or(pos)?;
+        let end = p_at + 2 + plen.max(0) as usize;
+        if end - pos != total as usize {
+            return Err(pos);
+        }
+        items.push(BatchItem {
+            flag,
+            body: b,
+            properties: props,
+        });
+        pos = end;
+    }
+    Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offset_msg_id_matches_reference() {
+        let host: SocketAddr = "192.168.1.20:10911".parse().unwrap();
+        assert_eq!(
+            offset_msg_id(&host, 0x400000A0),
+            "C0A8011400002A9F00000000400000A0"
+        );
+    }
+
+    #[test]
+    fn batch_round_trip() {
+        let mut b = Vec::new();
+        for (flag, body, props) in [(1i32, &b"ab"[..], &b"K\x01V\x02"[..]), (2, b"", b"")] {
+            let total = 20 + body.len() + 2 + props.len();
+            b.extend_from_slice(&(total as i32).to_be_bytes());
+            b.extend_from_slice(&[0; 8]);
+            b.extend_from_slice(&flag.to_be_bytes());
+            b.extend_from_slice(&(body.len() as i32).to_be_bytes());
+            b.extend_from_slice(body);
+            b.extend_from_slice(&(props.len() as i16).to_be_bytes());
+            b.extend_from_slice(props);
+        }
+        let items = decode_batch(&b).unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].body, b"ab");
+        assert_eq!(items[1].flag, 2);
+        assert!(decode_batch(&b[..b.len() - 1]).is_err());
+    }
+}

@@ -1,0 +1,103 @@
+//! The one place on-disk paths and file names of the store are built and parsed.
+
+use std::path::{Path, PathBuf};
+
+/// Every path of one store directory (`ROOT`).
+#[derive(Debug, Clone)]
+pub struct StorePaths {
+    root: PathBuf,
+    commit_log: PathBuf,
+}
+
+impl StorePaths {
+    /// Paths for `root`, with the commit log at `commit_log` or `ROOT/commitlog`.
+    pub fn new(root: impl Into<PathBuf>, commit_log: Option<&str>) -> Self {
+        let root = root.into();
+        let commit_log = commit_log
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("commitlog"));
+        StorePaths { root, commit_log }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn commit_log_dir(&self) -> &Path {
+        &self.commit_log
+    }
+    pub fn consume_queue_root(&self) -> PathBuf {
+        self.root.join("consumequeue")
+    }
+    pub fn consume_queue_topic_dir(&self, topic: &str) -> PathBuf {
+        self.consume_queue_root().join(topic)
+    }
+    pub fn consume_queue_dir(&self, topic: &str, queue_id: i32) -> PathBuf {
+        self.consume_queue_topic_dir(topic)
+            .join(queue_id.to_string())
+    }
+    pub fn index_dir(&self) -> PathBuf {
+        self.root.join("index")
+    }
+    pub fn checkpoint(&self) -> PathBuf {
+        self.root.join("checkpoint")
+    }
+    pub fn abort(&self) -> PathBuf {
+        self.root.join("abort")
+    }
+    pub fn lock(&self) -> PathBuf {
+        self.root.join("lock")
+    }
+    pub fn config_dir(&self) -> PathBuf {
+        self.root.join("config")
+    }
+    pub fn topics_json(&self) -> PathBuf {
+        self.config_dir().join("topics.json")
+    }
+    pub fn consumer_offset_json(&self) -> PathBuf {
+        self.config_dir().join("consumerOffset.json")
+    }
+    pub fn subscription_group_json(&self) -> PathBuf {
+        self.config_dir().join("subscriptionGroup.json")
+    }
+    pub fn delay_offset_json(&self) -> PathBuf {
+        self.config_dir().join("delayOffset.json")
+    }
+}
+
+/// `<file>.bak`, Java's backup of a config file.
+pub fn bak_path(file: &Path) -> PathBuf {
+    suffixed(file, ".bak")
+}
+
+/// `<file>.tmp`, the temp file a config write goes through.
+pub fn tmp_path(file: &Path) -> PathBuf {
+    suffixed(file, ".tmp")
+}
+
+fn suffixed(file: &Path, suffix: &str) -> PathBuf {
+    let mut s = file.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Java's `UtilAll.offset2FileName`: 20-digit zero-padded decimal.
+pub fn offset_file_name(offset: i64) -> String {
+    format!("{offset:020}")
+}
+
+/// Parses a 20-digit (any-length decimal, as `Long.parseLong`) file name.
+pub fn parse_offset_file_name(name: &str) -> Option<i64> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    name.parse().ok()
+}
+
+/// Index file name: local time `yyyyMMddHHmmssSSS` of `ms`.
+pub fn index_file_name(ms: i64) -> String {
+    let t = crate::store::util::local_time(ms);
+    format!(
+        "{:04}{:02}{:02}{:02}{:02}{:02}{:03}",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.millis
+    )
+}

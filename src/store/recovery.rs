@@ -1,0 +1,226 @@
+//! Store start-up: lock, load, recover commit log / consume queues / index, rebuild the queue
+//! offset table (store-format.md §7).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use super::checkpoint::StoreCheckpoint;
+use super::commitlog::recovery as clr;
+use super::commitlog::CommitLog;
+use super::config::MessageStoreConfig;
+use super::consumequeue::ConsumeQueueTable;
+use super::dispatch::reput::reput_until;
+use super::error::{Result, StoreError};
+use super::flush::group_commit::GroupCommitQueue;
+use super::index::IndexService;
+use super::mapped_file::os;
+use super::paths::StorePaths;
+use super::{FlushDiskType, StoreInner};
+
+/// Takes the fcntl lock on `ROOT/lock` before anything else is touched.
+pub(crate) fn lock_store(paths: &StorePaths) -> Result<File> {
+    let root = paths.root();
+    std::fs::create_dir_all(root).map_err(|e| StoreError::io(root, e))?;
+    let path = paths.lock();
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| StoreError::io(&path, e))?;
+    if !os::try_lock_byte0(&file).map_err(|e| StoreError::io(&path, e))? {
+        return Err(StoreError::Locked {
+            path: root.to_path_buf(),
+        });
+    }
+    file.write_all_at(b"lock", 0)
+        .map_err(|e| StoreError::io(&path, e))?;
+    file.sync_data().map_err(|e| StoreError::io(&path, e))?;
+    Ok(file)
+}
+
+/// Writes `abort` with the process id (Java creates it at the end of start()).
+pub(crate) fn create_abort(paths: &StorePaths) -> Result<()> {
+    let path = paths.abort();
+    let mut f = File::create(&path).map_err(|e| StoreError::io(&path, e))?;
+    f.write_all(os::pid().to_string().as_bytes())
+        .and_then(|_| f.sync_all())
+        .map_err(|e| StoreError::io(&path, e))
+}
+
+pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, File)> {
+    let paths = StorePaths::new(
+        &cfg.store_path_root_dir,
+        cfg.store_path_commit_log.as_deref(),
+    );
+    let lock = lock_store(&paths)?;
+    let abnormal = paths.abort().exists();
+    tracing::info!(root = %paths.root().display(), abnormal, "loading message store");
+    let commitlog = CommitLog::load(&cfg, paths.commit_log_dir())?;
+    let checkpoint = Arc::new(StoreCheckpoint::open(&paths.checkpoint())?);
+    let (index, index_rebuild_from) = if cfg.message_index_enable {
+        let l = IndexService::load(
+            &paths.index_dir(),
+            cfg.max_hash_slot_num as usize,
+            cfg.max_index_num as usize,
+            abnormal,
+            Arc::clone(&checkpoint),
+        )?;
+        (Some(l.service), l.rebuild_from)
+    } else {
+        (None, None)
+    };
+    let cqs = ConsumeQueueTable::load(&paths, cfg.mapped_file_size_consume_queue as usize)?;
+    for cq in cqs.all() {
+        cq.recover()?;
+    }
+    let inner = StoreInner {
+        delay_levels: cfg.delay_levels_ms(),
+        group_commit: (cfg.flush_disk_type == FlushDiskType::SyncFlush)
+            .then(GroupCommitQueue::default),
+        cfg,
+        paths,
+        commitlog,
+        cqs,
+        index,
+        checkpoint,
+        reput_offset: AtomicI64::new(0),
+        last_dispatched_ts: AtomicI64::new(0),
+        listener: RwLock::new(None),
+        disk_full: AtomicBool::new(false),
+        manual_delete_passes: AtomicI32::new(0),
+        shutdown: AtomicBool::new(false),
+        group_commit_requests: AtomicU64::new(0),
+        total_memory: os::total_physical_memory(),
+    };
+    recover(&inner, abnormal, index_rebuild_from)?;
+    Ok((inner, lock))
+}
+
+fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) -> Result<()> {
+    let cl = &inner.commitlog;
+    let files = cl.queue.files();
+    if files.is_empty() {
+        for cq in inner.cqs.all() {
+            inner.cqs.remove_queue(cq.topic(), cq.queue_id())?;
+        }
+        if let Some(index) = &inner.index {
+            index.destroy()?;
+        }
+        cl.set_queue_offsets(Default::default(), 0);
+        return Ok(());
+    }
+    let dispatch_from = inner
+        .cqs
+        .all()
+        .iter()
+        .map(|q| q.max_physic_offset())
+        .max()
+        .unwrap_or(-1);
+    let mut start_idx = if abnormal {
+        let min_ts = if inner.cfg.message_index_safe {
+            inner.checkpoint.min_timestamp_index()
+        } else {
+            inner.checkpoint.min_timestamp()
+        };
+        clr::abnormal_start_index(&files, min_ts)
+    } else if dispatch_from >= 0 {
+        clr::file_index_for(&files, dispatch_from)
+    } else {
+        0
+    };
+    let index_lag = index_resume_offset(inner, index_rebuild_from, dispatch_from);
+    if let Some(off) = index_lag {
+        start_idx = start_idx.min(clr::file_index_for(&files, off));
+    }
+    let check_crc = inner.cfg.check_crc_on_recover;
+    let t0 = std::time::Instant::now();
+    let mut last_ts = 0;
+    let scan = clr::scan(cl, start_idx, check_crc, |_, r| last_ts = r.store_timestamp);
+    let secs = t0.elapsed().as_secs_f64();
+    tracing::info!(
+        process_offset = scan.process_offset,
+        records = scan.records,
+        mb = scan.bytes / (1 << 20),
+        mb_per_s = (scan.bytes as f64 / (1 << 20) as f64 / secs.max(1e-9)) as u64,
+        "commit-log scan done"
+    );
+    let process = scan.process_offset;
+    cl.queue.truncate_dirty(process)?;
+    for cq in inner.cqs.all() {
+        cq.truncate_dirty_logic_files(process)?;
+    }
+    // Where dispatch must restart to make consume queues and index complete.
+    let mut reput_start = if abnormal {
+        files.get(start_idx).map(|f| f.from_offset()).unwrap_or(0)
+    } else {
+        let after = inner
+            .cqs
+            .all()
+            .iter()
+            .map(|q| q.max_physic_offset())
+            .max()
+            .unwrap_or(-1);
+        if after >= 0 {
+            after
+        } else {
+            cl.min_offset()
+        }
+    };
+    if let Some(off) = index_lag {
+        reput_start = reput_start.min(off);
+    }
+    reput_start = reput_start.clamp(cl.min_offset(), process);
+    inner.reput_offset.store(reput_start, Ordering::Release);
+    if reput_start < process {
+        tracing::info!(
+            from = reput_start,
+            to = process,
+            "re-dispatching commit log to consume queues and index"
+        );
+        let n = reput_until(inner, process, false)?;
+        tracing::info!(units = n, "re-dispatch done");
+    }
+    inner.reput_offset.store(process, Ordering::Release);
+    if let Some(index) = &inner.index {
+        if index.file_count() == 0 && process > cl.min_offset() {
+            tracing::debug!("no indexable keys in the commit log");
+        }
+    }
+    let table = inner.cqs.offset_table();
+    let min = cl.min_offset();
+    for cq in inner.cqs.all() {
+        cq.correct_min_offset(min);
+    }
+    cl.set_queue_offsets(table, last_ts.max(inner.checkpoint.values()[0]));
+    inner.commitlog.queue.set_flushed_where(process);
+    Ok(())
+}
+
+/// Where the index must be rebuilt from, if it lags the consume queues.
+fn index_resume_offset(
+    inner: &StoreInner,
+    deleted_from: Option<i64>,
+    dispatch_from: i64,
+) -> Option<i64> {
+    let index = inner.index.as_ref()?;
+    if let Some(off) = deleted_from {
+        return Some(off);
+    }
+    if index.file_count() == 0 {
+        let has_index_dir_files = std::fs::read_dir(inner.paths.index_dir())
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(false);
+        // Missing index with data present: rebuild everything (once).
+        return (!has_index_dir_files && dispatch_from > inner.commitlog.min_offset())
+            .then(|| inner.commitlog.min_offset());
+    }
+    let end = index.end_phy_offset();
+    (end >= 0 && end < dispatch_from).then_some(end)
+}

@@ -1,0 +1,481 @@
+//! `MessageStore` operations the broker calls: put, get, lookups, queries, admin.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::sync::oneshot;
+
+use super::commitlog::record::{self, Decoded};
+use super::flush::group_commit::FlushRequest;
+use super::get::*;
+use super::mapped_file::os::disk_used_ratio;
+use super::message::*;
+use super::util::{find_property, props_iter};
+use super::{cleanup, CleanupReport, FlushDiskType, MessageStore, PutMessageHandle};
+use crate::store::consumequeue::CQ_UNIT_SIZE;
+
+/// Java `MAX_PULL_MSG_SIZE` (128 MiB).
+const MAX_PULL_MSG_SIZE: usize = 128 * 1024 * 1024;
+
+fn wants_wait(props: &[u8]) -> bool {
+    find_property(props, "WAIT") != Some(b"false")
+}
+
+impl MessageStore {
+    fn refuse_put(&self) -> Option<PutMessageStatus> {
+        let i = &self.inner;
+        (i.shutdown.load(Ordering::Acquire)
+            || i.disk_full.load(Ordering::Acquire)
+            || i.commitlog.is_poisoned())
+        .then_some(PutMessageStatus::SERVICE_NOT_AVAILABLE)
+    }
+
+    /// Appends one message. Under SYNC_FLUSH (and `WAIT` not `false`) the handle must be awaited
+    /// for the final status; otherwise `result()` is final.
+    pub fn put_message(&self, msg: &MessageInput) -> PutMessageHandle {
+        if let Some(st) = self.refuse_put() {
+            return PutMessageHandle::done(PutMessageResult {
+                status: st,
+                append: None,
+            });
+        }
+        let a = self.inner.commitlog.put_message(msg);
+        self.after_append(a, wants_wait(msg.properties.as_bytes()))
+    }
+
+    /// Appends a classic batch (one record per inner message).
+    pub fn put_messages(&self, batch: &MessageBatchInput) -> PutMessageHandle {
+        if let Some(st) = self.refuse_put() {
+            return PutMessageHandle::done(PutMessageResult {
+                status: st,
+                append: None,
+            });
+        }
+        let a = self.inner.commitlog.put_messages(batch);
+        self.after_append(a, wants_wait(batch.batch_properties.as_bytes()))
+    }
+
+    fn after_append(&self, a: super::commitlog::Appended, wait: bool) -> PutMessageHandle {
+        let result = PutMessageResult {
+            status: a.status,
+            append: a.result,
+        };
+        if a.status != PutMessageStatus::PUT_OK
+            || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush
+        {
+            return PutMessageHandle::done(result);
+        }
+        let Some(q) = self.inner.group_commit.as_ref() else {
+            return PutMessageHandle::done(result);
+        };
+        if !wait {
+            q.wake();
+            return PutMessageHandle::done(result);
+        }
+        let (tx, rx) = oneshot::channel();
+        let deadline =
+            Instant::now() + Duration::from_millis(self.inner.cfg.sync_flush_timeout.max(1) as u64);
+        self.inner
+            .group_commit_requests
+            .fetch_add(1, Ordering::Relaxed);
+        q.submit(FlushRequest {
+            next_offset: a.end_offset,
+            deadline,
+            tx,
+        });
+        PutMessageHandle {
+            result,
+            flush: Some((rx, deadline)),
+        }
+    }
+
+    /// Java `getMessage`: reads up to `max_msg_nums` records from `offset` (statuses and
+    /// next-offset rules as Java's DefaultMessageStore).
+    pub fn get_message(
+        &self,
+        topic: &str,
+        queue_id: i32,
+        offset: i64,
+        max_msg_nums: i32,
+        max_total_bytes: i32,
+        filter: Option<&dyn MessageFilter>,
+    ) -> GetMessageResult {
+        use GetMessageStatus::*;
+        let inner = &self.inner;
+        let correct = |old: i64, new: i64| {
+            if inner.cfg.broker_role != super::BrokerRole::Slave || inner.cfg.offset_check_in_slave
+            {
+                new
+            } else {
+                old
+            }
+        };
+        let Some(cq) = inner.cqs.find(topic, queue_id) else {
+            return GetMessageResult::new(NO_MATCHED_LOGIC_QUEUE, correct(offset, 0), 0, 0);
+        };
+        let min = cq.min_offset_in_queue();
+        let max = cq.max_offset_in_queue();
+        let early = |st, next| GetMessageResult::new(st, next, min, max);
+        if max == 0 {
+            return early(NO_MESSAGE_IN_QUEUE, correct(offset, 0));
+        } else if offset < min {
+            return early(OFFSET_TOO_SMALL, correct(offset, min));
+        } else if offset == max {
+            return early(OFFSET_OVERFLOW_ONE, correct(offset, offset));
+        } else if offset > max {
+            return early(OFFSET_OVERFLOW_BADLY, correct(offset, max));
+        }
+        let cfg = &inner.cfg;
+        let max_msg_nums = max_msg_nums.max(0) as usize;
+        let max_filter =
+            (cfg.max_filter_message_size.max(0) as usize).max(max_msg_nums * CQ_UNIT_SIZE);
+        let max_pull = (max_total_bytes.max(100) as usize).min(MAX_PULL_MSG_SIZE);
+        let max_phy = inner.commitlog.max_offset();
+        let mem = (inner.total_memory as f64 * cfg.access_message_in_memory_max_ratio as f64
+            / 100.0) as i64;
+        let mut res = GetMessageResult::new(NO_MATCHED_MESSAGE, offset, min, max);
+        let mut next = offset;
+        let mut max_phy_pulling = 0i64;
+        let mut cq_files = 0;
+        while res.buffer_total_size == 0
+            && next < max
+            && cq_files < cfg.travel_cq_file_num_when_get_message.max(1)
+        {
+            cq_files += 1;
+            let Some((file, start)) = cq.units_from(next) else {
+                res.status = OFFSET_FOUND_NULL;
+                next = correct(next, cq.roll_next_file(next));
+                break;
+            };
+            let units = file.read_from(start).unwrap_or(&[]);
+            let base = (file.from_offset() + start as i64) / CQ_UNIT_SIZE as i64;
+            let mut next_phy_file_start = i64::MIN;
+            for (i, chunk) in units.chunks_exact(CQ_UNIT_SIZE).enumerate() {
+                if next >= max {
+                    break;
+                }
+                let Some(u) = super::consumequeue::CqUnit::decode(chunk) else {
+                    break;
+                };
+                let qo = base + i as i64;
+                let in_mem = max_phy - u.phy_offset <= mem;
+                if ((qo - offset) as usize) * CQ_UNIT_SIZE >= max_filter {
+                    break;
+                }
+                if self.batch_full(u.size, max_msg_nums, max_pull, &res, in_mem) {
+                    break;
+                }
+                if res.buffer_total_size >= max_pull {
+                    break;
+                }
+                max_phy_pulling = u.phy_offset;
+                next = qo + 1;
+                if next_phy_file_start != i64::MIN && u.phy_offset < next_phy_file_start {
+                    continue;
+                }
+                if filter.is_some_and(|f| !f.is_matched_by_consume_queue(u.tags_code)) {
+                    if res.buffer_total_size == 0 {
+                        res.status = NO_MATCHED_MESSAGE;
+                    }
+                    continue;
+                }
+                let Some(bytes) = inner.commitlog.get_message(u.phy_offset, u.size) else {
+                    if res.buffer_total_size == 0 {
+                        res.status = MESSAGE_WAS_REMOVING;
+                    }
+                    next_phy_file_start = inner.commitlog.roll_next_file(u.phy_offset);
+                    continue;
+                };
+                if filter.is_some_and(|f| !f.is_matched_by_commit_log(&bytes)) {
+                    if res.buffer_total_size == 0 {
+                        res.status = NO_MATCHED_MESSAGE;
+                    }
+                    continue;
+                }
+                res.buffer_total_size += bytes.len();
+                res.messages.push(bytes);
+                res.queue_offsets.push(qo);
+                res.status = FOUND;
+                next_phy_file_start = i64::MIN;
+            }
+        }
+        res.suggest_pulling_from_slave = max_phy - max_phy_pulling > mem;
+        res.next_begin_offset = next;
+        res
+    }
+
+    fn batch_full(
+        &self,
+        size: i32,
+        max_nums: usize,
+        max_pull: usize,
+        res: &GetMessageResult,
+        in_mem: bool,
+    ) -> bool {
+        let (bytes, count) = (res.buffer_total_size, res.messages.len());
+        if bytes == 0 || count == 0 {
+            return false;
+        }
+        let size = size.max(0) as usize;
+        if count + 1 > max_nums || bytes + size > max_pull {
+            return true;
+        }
+        let cfg = &self.inner.cfg;
+        let (lim_bytes, lim_count) = if in_mem {
+            (
+                cfg.max_transfer_bytes_on_message_in_memory,
+                cfg.max_transfer_count_on_message_in_memory,
+            )
+        } else {
+            (
+                cfg.max_transfer_bytes_on_message_in_disk,
+                cfg.max_transfer_count_on_message_in_disk,
+            )
+        };
+        bytes + size > lim_bytes.max(0) as usize || count as i64 > lim_count as i64 - 1
+    }
+
+    /// The whole record at commit-log offset `phys_offset` (zero copy).
+    pub fn lookup_message_by_offset(&self, phys_offset: i64) -> Option<Bytes> {
+        self.inner.commitlog.lookup_message(phys_offset)
+    }
+
+    /// Records whose `UNIQ_KEY` equals `key` or whose `KEYS` contain it, stored in [begin, end].
+    pub fn query_message(
+        &self,
+        topic: &str,
+        key: &str,
+        max_num: usize,
+        begin: i64,
+        end: i64,
+    ) -> QueryMessageResult {
+        let mut out = QueryMessageResult::default();
+        let Some(index) = &self.inner.index else {
+            return out;
+        };
+        let max = max_num.min(self.inner.cfg.max_msgs_num_batch.max(1) as usize);
+        for phy in index.query(topic, key, max, begin, end) {
+            let Some(b) = self.lookup_message_by_offset(phy) else {
+                continue;
+            };
+            let Ok(Decoded::Record(r)) = record::decode(&b, false) else {
+                continue;
+            };
+            let matches = r.topic == topic.as_bytes()
+                && r.phys_offset == phy
+                && props_iter(r.properties).any(|(k, v)| {
+                    (k == b"UNIQ_KEY" && v == key.as_bytes())
+                        || (k == b"KEYS" && v.split(|&c| c == b' ').any(|w| w == key.as_bytes()))
+                });
+            if matches {
+                out.phy_offsets.push(phy);
+                out.messages.push(b);
+            }
+        }
+        out.index_last_update_phyoffset = index.end_phy_offset();
+        out.index_last_update_timestamp = self.inner.checkpoint.values()[2];
+        out
+    }
+
+    /// Java `getMinOffsetInQueue` (0 if the queue does not exist).
+    pub fn min_offset_in_queue(&self, topic: &str, queue_id: i32) -> i64 {
+        self.inner
+            .cqs
+            .find(topic, queue_id)
+            .map_or(0, |q| q.min_offset_in_queue())
+    }
+
+    /// Java `getMaxOffsetInQueue` (0 if the queue does not exist).
+    pub fn max_offset_in_queue(&self, topic: &str, queue_id: i32) -> i64 {
+        self.inner
+            .cqs
+            .find(topic, queue_id)
+            .map_or(0, |q| q.max_offset_in_queue())
+    }
+
+    /// STORETIMESTAMP of the record at commit-log `phy` (-1 if unreadable).
+    fn pickup_store_timestamp(&self, phy: i64, size: i32) -> i64 {
+        match self.inner.commitlog.get_message(phy, size) {
+            Some(b) => match record::decode(&b, false) {
+                Ok(Decoded::Record(r)) => r.store_timestamp,
+                _ => -1,
+            },
+            None => -1,
+        }
+    }
+
+    /// Store time of the message at `offset` of a queue (-1 if none).
+    pub fn message_store_timestamp(&self, topic: &str, queue_id: i32, offset: i64) -> i64 {
+        let Some(cq) = self.inner.cqs.find(topic, queue_id) else {
+            return -1;
+        };
+        cq.get_unit(offset)
+            .map_or(-1, |u| self.pickup_store_timestamp(u.phy_offset, u.size))
+    }
+
+    /// Store time of the earliest message of a queue (-1 if none).
+    pub fn earliest_message_time(&self, topic: &str, queue_id: i32) -> i64 {
+        let min = self.min_offset_in_queue(topic, queue_id);
+        self.message_store_timestamp(topic, queue_id, min)
+    }
+
+    /// Store time of the first record of the commit log (-1 if empty).
+    pub fn earliest_message_time_store(&self) -> i64 {
+        let min = self.inner.commitlog.min_offset();
+        self.lookup_message_by_offset(min)
+            .and_then(|b| match record::decode(&b, false) {
+                Ok(Decoded::Record(r)) => Some(r.store_timestamp),
+                _ => None,
+            })
+            .unwrap_or(-1)
+    }
+
+    /// Java `getOffsetInQueueByTime` over the whole queue.
+    pub fn offset_in_queue_by_time(
+        &self,
+        topic: &str,
+        queue_id: i32,
+        ts: i64,
+        boundary: BoundaryType,
+    ) -> i64 {
+        let Some(cq) = self.inner.cqs.find(topic, queue_id) else {
+            return 0;
+        };
+        let (min, max) = (cq.min_offset_in_queue(), cq.max_offset_in_queue());
+        if max <= min {
+            return max;
+        }
+        let cl_min = self.inner.commitlog.min_offset();
+        let time_at = |i: i64| -> i64 {
+            match cq.get_unit(i) {
+                Some(u) if u.phy_offset >= cl_min => {
+                    self.pickup_store_timestamp(u.phy_offset, u.size)
+                }
+                _ => i64::MIN,
+            }
+        };
+        // First index whose time is > ts (Upper) or >= ts (Lower).
+        let (mut lo, mut hi) = (min, max);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let t = time_at(mid);
+            let go_right = match boundary {
+                BoundaryType::Lower => t < ts,
+                BoundaryType::Upper => t <= ts,
+            };
+            if go_right {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        match boundary {
+            BoundaryType::Lower => lo,
+            BoundaryType::Upper => (lo - 1).max(min),
+        }
+    }
+
+    pub fn min_phy_offset(&self) -> i64 {
+        self.inner.commitlog.min_offset()
+    }
+    pub fn max_phy_offset(&self) -> i64 {
+        self.inner.commitlog.max_offset()
+    }
+    /// Commit-log bytes not yet dispatched to consume queues/index.
+    pub fn dispatch_behind_bytes(&self) -> i64 {
+        (self.inner.commitlog.max_offset() - self.inner.reput_offset.load(Ordering::Acquire)).max(0)
+    }
+
+    /// Deletes the consume queues (and offset counters) of `topics`.
+    pub fn delete_topics(&self, topics: &[&str]) -> super::Result<usize> {
+        let mut n = 0;
+        for t in topics {
+            if self.inner.cqs.find_topic(t) {
+                n += 1;
+            }
+            self.inner.cqs.remove_topic(t)?;
+            self.inner.commitlog.remove_topic(t);
+        }
+        Ok(n)
+    }
+
+    /// Java `cleanExpiredConsumerQueue`: destroys non-system queues whose last message is below
+    /// the commit log's min offset.
+    pub fn clean_expired_consume_queue(&self) -> super::Result<usize> {
+        let min = self.inner.commitlog.min_offset();
+        let mut n = 0;
+        for cq in self.inner.cqs.all() {
+            let t = cq.topic();
+            if t.starts_with("rmq_sys_")
+                || super::dispatch::SCHEDULE_TOPIC == t
+                || t.starts_with("RMQ_SYS_")
+            {
+                continue;
+            }
+            let last = cq.max_offset_in_queue() - 1;
+            let expired = match cq.get_unit(last) {
+                Some(u) => u.phy_offset + u.size as i64 <= min,
+                None => true,
+            };
+            if expired {
+                self.inner.cqs.remove_queue(t, cq.queue_id())?;
+                self.inner.commitlog.remove_queue(t, cq.queue_id());
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    /// Arms 20 cleanup passes that delete expired files regardless of `deleteWhen` (admin).
+    pub fn execute_delete_files_manually(&self) {
+        self.inner.manual_delete_passes.store(20, Ordering::Release);
+    }
+
+    /// Runs one cleanup pass now; `force` deletes unexpired files too (never the last one).
+    pub fn delete_expired_files_now(&self, force: bool) -> CleanupReport {
+        cleanup::run_pass(&self.inner, true, force)
+    }
+
+    /// Flushes the commit log, consume queues, index and checkpoint now.
+    pub fn flush_all(&self) -> super::Result<()> {
+        super::flush::flush_commit_log(&self.inner, 0, true).map_err(|_| {
+            super::StoreError::Poisoned {
+                path: self.inner.commitlog.poison_path().unwrap_or_default(),
+            }
+        })?;
+        super::flush::consume_queue::flush_all_logics(&self.inner);
+        Ok(())
+    }
+
+    /// Blocks until dispatch has caught up with everything confirmed (tests, admin).
+    pub fn wait_dispatched(&self, timeout: Duration) -> bool {
+        let t0 = Instant::now();
+        while t0.elapsed() < timeout {
+            let confirm = self.inner.confirm_offset();
+            if self.inner.reput_offset.load(Ordering::Acquire) >= confirm {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        false
+    }
+
+    /// Figures for GET_BROKER_RUNTIME_INFO.
+    pub fn runtime_info(&self) -> StoreRuntimeInfo {
+        let i = &self.inner;
+        StoreRuntimeInfo {
+            commit_log_disk_ratio: disk_used_ratio(i.commitlog.queue.dir()).unwrap_or(0.0),
+            consume_queue_disk_ratio: disk_used_ratio(i.paths.root()).unwrap_or(0.0),
+            commit_log_min_offset: i.commitlog.min_offset(),
+            commit_log_max_offset: i.commitlog.max_offset(),
+            dispatch_behind_bytes: self.dispatch_behind_bytes(),
+            put_message_total: i.commitlog.put_count.load(Ordering::Relaxed),
+            group_commit_flushes: i.commitlog.queue.flush_count(),
+            group_commit_requests: i.group_commit_requests.load(Ordering::Relaxed),
+            earliest_message_time: self.earliest_message_time_store(),
+            disk_full: i.disk_full.load(Ordering::Acquire),
+            poisoned: i.commitlog.is_poisoned(),
+        }
+    }
+}

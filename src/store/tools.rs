@@ -1,0 +1,1 @@
+//! Operator tools: verify and dump a store directory. (in progress)
