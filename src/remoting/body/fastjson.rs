@@ -1,0 +1,501 @@
+//! fastjson-compatible JSON for bodies: a writer that emits what Java's `JSON.toJSONString` emits
+//! and a lenient reader that accepts fastjson's non-standard forms.
+//!
+//! Writer (`to_vec`): compact; object properties sorted by name; `null` properties omitted;
+//! strings escaped as fastjson does (control characters `\u00XX`, non-ASCII raw). Map keys that
+//! Java writes bare — integer keys (`{0:"addr"}`) and bean keys such as `MessageQueue`
+//! (`{{"brokerName":"b","queueId":0,"topic":"t"}:5}`) — are produced by the `serialize_with`
+//! helpers [`mq_key_map`] and [`int_key_map`], which mark the key with [`RAW_KEY_PREFIX`].
+//! `to_vec_standard` writes the same document as standard JSON (marked keys become strings).
+//! Types using these helpers must be encoded with this module, not `serde_json` directly.
+//!
+//! Reader (`from_slice`): standard JSON goes straight to serde; anything else is first rewritten
+//! by `normalize` into standard JSON — bare keys (`0`, `name`) are quoted, object or array keys
+//! become strings holding their JSON text, single-quoted strings become double-quoted, stray
+//! commas are dropped — then given to serde. The helpers' `deserialize` halves re-parse the keys.
+
+use std::collections::BTreeMap;
+use std::fmt::Display;
+
+use serde::de::{DeserializeOwned, Error as _};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::common::topic::MessageQueue;
+use crate::remoting::error::RemotingError;
+use crate::remoting::serialize::json::write_json_string;
+
+/// Marks a map key whose text is written bare by [`to_vec`].
+pub const RAW_KEY_PREFIX: &str = "\u{0}fastjson-raw\u{0}";
+/// Deepest nesting the reader accepts (serde_json's own limit is 128).
+pub const MAX_DEPTH: usize = 100;
+
+/// Encodes `value` as fastjson does.
+pub fn to_vec<T: Serialize>(value: &T) -> Result<Vec<u8>, RemotingError> {
+    encode(value, false)
+}
+
+/// Encodes `value` as standard compact JSON with sorted properties (bare keys quoted).
+pub fn to_vec_standard<T: Serialize>(value: &T) -> Result<Vec<u8>, RemotingError> {
+    encode(value, true)
+}
+
+fn encode<T: Serialize>(value: &T, standard: bool) -> Result<Vec<u8>, RemotingError> {
+    let v = serde_json::to_value(value).map_err(|e| RemotingError::Body(e.to_string()))?;
+    let mut out = Vec::with_capacity(256);
+    write_value(&mut out, &v, standard);
+    Ok(out)
+}
+
+fn write_value(out: &mut Vec<u8>, v: &Value, standard: bool) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::String(s) => write_json_string(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item, standard);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => write_object(out, map, standard),
+    }
+}
+
+fn write_object(out: &mut Vec<u8>, map: &serde_json::Map<String, Value>, standard: bool) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().filter(|(_, v)| !v.is_null()).collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match k.strip_prefix(RAW_KEY_PREFIX) {
+            Some(raw) if !standard => out.extend_from_slice(raw.as_bytes()),
+            Some(raw) => write_json_string(out, raw),
+            None => write_json_string(out, k),
+        }
+        out.push(b':');
+        write_value(out, v, standard);
+    }
+    out.push(b'}');
+}
+
+/// Decodes a body Java or Go wrote; never panics.
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RemotingError> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(_) => {
+            let text = normalize(bytes)?;
+            serde_json::from_str(&text).map_err(|e| RemotingError::Body(e.to_string()))
+        }
+    }
+}
+
+/// Rewrites fastjson's non-standard JSON into standard JSON (see the module doc).
+pub fn normalize(bytes: &[u8]) -> Result<String, RemotingError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| RemotingError::Body(format!("body is not UTF-8: {e}")))?;
+    let mut n = Normalizer {
+        src: text.as_bytes(),
+        pos: 0,
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    n.value(&mut out, 0)?;
+    n.skip_ws();
+    if n.pos != n.src.len() {
+        return Err(n.error("trailing characters"));
+    }
+    Ok(out)
+}
+
+struct Normalizer<'a> {
+    src: &'a [u8],
+    pos: usize,
+}
+
+impl Normalizer<'_> {
+    fn error(&self, what: &str) -> RemotingError {
+        RemotingError::Body(format!("bad JSON at byte {}: {what}", self.pos))
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.skip_ws();
+        match self.peek() {
+            Some(b'{') => self.object(out, depth),
+            Some(b'[') => self.array(out, depth),
+            Some(q @ (b'"' | b'\'')) => self.string(out, q),
+            Some(_) => {
+                let token = self.bare_token()?;
+                out.push_str(token);
+                Ok(())
+            }
+            None => Err(self.error("unexpected end")),
+        }
+    }
+
+    fn object(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
+        self.pos += 1;
+        out.push('{');
+        let mut first = true;
+        loop {
+            self.skip_commas();
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    out.push('}');
+                    return Ok(());
+                }
+                None => return Err(self.error("unterminated object")),
+                Some(_) => {}
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            self.key(out, depth)?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.error("expected ':'"));
+            }
+            self.pos += 1;
+            out.push(':');
+            self.value(out, depth + 1)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') | Some(b'}') => {}
+                _ => return Err(self.error("expected ',' or '}'")),
+            }
+        }
+    }
+
+    fn array(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
+        self.pos += 1;
+        out.push('[');
+        let mut first = true;
+        loop {
+            self.skip_commas();
+            match self.peek() {
+                Some(b']') => {
+                    self.pos += 1;
+                    out.push(']');
+                    return Ok(());
+                }
+                None => return Err(self.error("unterminated array")),
+                Some(_) => {}
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            self.value(out, depth + 1)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') | Some(b']') => {}
+                _ => return Err(self.error("expected ',' or ']'")),
+            }
+        }
+    }
+
+    /// Skips whitespace and any number of commas (fastjson `AllowArbitraryCommas`).
+    fn skip_commas(&mut self) {
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(b',') {
+                self.pos += 1;
+            } else {
+                return;
+            }
+        }
+    }
+
+    fn key(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
+        match self.peek() {
+            Some(q @ (b'"' | b'\'')) => self.string(out, q),
+            Some(b'{') | Some(b'[') => {
+                let mut inner = String::new();
+                self.value(&mut inner, depth + 1)?;
+                push_json_string(out, &inner);
+                Ok(())
+            }
+            _ => {
+                let token = self.bare_token()?;
+                push_json_string(out, token);
+                Ok(())
+            }
+        }
+    }
+
+    /// A number, literal or unquoted name: everything up to a delimiter.
+    fn bare_token(&mut self) -> Result<&str, RemotingError> {
+        let start = self.pos;
+        while self.peek().is_some_and(|b| {
+            !matches!(b, b',' | b':' | b'}' | b']' | b'{' | b'[' | b'"' | b'\'')
+                && !b.is_ascii_whitespace()
+        }) {
+            self.pos += 1;
+        }
+        if self.pos == start {
+            return Err(self.error("unexpected character"));
+        }
+        std::str::from_utf8(&self.src[start..self.pos]).map_err(|_| self.error("bad UTF-8"))
+    }
+
+    /// Copies a string literal, turning a single-quoted one into a double-quoted one.
+    fn string(&mut self, out: &mut String, quote: u8) -> Result<(), RemotingError> {
+        let start = self.pos;
+        self.pos += 1;
+        loop {
+            match self.peek() {
+                None => return Err(self.error("unterminated string")),
+                Some(b'\\') => self.pos += 2,
+                Some(b) if b == quote => break,
+                Some(_) => self.pos += 1,
+            }
+        }
+        let end = self.pos.min(self.src.len());
+        self.pos = end + 1;
+        let body =
+            std::str::from_utf8(&self.src[start + 1..end]).map_err(|_| self.error("bad UTF-8"))?;
+        if quote == b'"' {
+            out.push('"');
+            out.push_str(body);
+            out.push('"');
+        } else {
+            out.push('"');
+            out.push_str(&body.replace("\\'", "'").replace('"', "\\\""));
+            out.push('"');
+        }
+        Ok(())
+    }
+}
+
+fn push_json_string(out: &mut String, s: &str) {
+    let mut buf = Vec::with_capacity(s.len() + 2);
+    write_json_string(&mut buf, s);
+    out.push_str(&String::from_utf8_lossy(&buf));
+}
+
+/// Reads a Java enum given by name or by ordinal (fastjson accepts both).
+pub fn java_enum_index<'de, D: Deserializer<'de>>(d: D, names: &[&str]) -> Result<usize, D::Error> {
+    let v = Value::deserialize(d)?;
+    let found = match &v {
+        Value::String(s) => names.iter().position(|n| n == s),
+        Value::Number(n) => n.as_u64().map(|i| i as usize).filter(|&i| i < names.len()),
+        _ => None,
+    };
+    found.ok_or_else(|| {
+        D::Error::custom(format!("unknown enum value {v}, expected one of {names:?}"))
+    })
+}
+
+/// Reads an integer given as a JSON number or a string (Go writes `codeSet` as strings).
+pub fn lenient_i64<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().map(|f| f as i64))
+            .ok_or_else(|| D::Error::custom(format!("{n} is not an integer"))),
+        Value::String(s) => s.trim().parse().map_err(D::Error::custom),
+        other => Err(D::Error::custom(format!("{other} is not an integer"))),
+    }
+}
+
+/// Raw-key text for a key serialized as compact JSON.
+fn raw_key<K: Serialize, E: serde::ser::Error>(k: &K) -> Result<String, E> {
+    let json = serde_json::to_string(k).map_err(E::custom)?;
+    Ok(format!("{RAW_KEY_PREFIX}{json}"))
+}
+
+fn strip_raw(key: &str) -> &str {
+    key.strip_prefix(RAW_KEY_PREFIX).unwrap_or(key)
+}
+
+/// `Map<MessageQueue, V>` written with bare object keys (ConsumeStats, TopicStatsTable,
+/// ResetOffsetBody). Reading accepts object keys, string keys holding the object's JSON, and
+/// the gson array form `[[{mq},v],...]` Go also understands.
+pub mod mq_key_map {
+    use super::*;
+
+    pub fn serialize<S: Serializer, V: Serialize>(
+        map: &BTreeMap<MessageQueue, V>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut m = BTreeMap::new();
+        for (k, v) in map {
+            m.insert(raw_key::<_, S::Error>(k)?, v);
+        }
+        m.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, V: DeserializeOwned>(
+        d: D,
+    ) -> Result<BTreeMap<MessageQueue, V>, D::Error> {
+        let mut out = BTreeMap::new();
+        match Value::deserialize(d)? {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let mq = serde_json::from_str(strip_raw(&k)).map_err(D::Error::custom)?;
+                    out.insert(mq, serde_json::from_value(v).map_err(D::Error::custom)?);
+                }
+            }
+            Value::Array(pairs) => {
+                for pair in pairs {
+                    let (mq, v): (MessageQueue, V) =
+                        serde_json::from_value(pair).map_err(D::Error::custom)?;
+                    out.insert(mq, v);
+                }
+            }
+            Value::Null => {}
+            other => return Err(D::Error::custom(format!("expected a map, found {other}"))),
+        }
+        Ok(out)
+    }
+}
+
+/// `Map<Long|Integer, V>` written with bare integer keys (`{0:"addr"}`); reading accepts bare
+/// or quoted keys.
+pub mod int_key_map {
+    use super::*;
+
+    pub fn serialize<S: Serializer, V: Serialize>(
+        map: &BTreeMap<i64, V>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut m = BTreeMap::new();
+        for (k, v) in map {
+            m.insert(raw_key::<_, S::Error>(k)?, v);
+        }
+        m.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, V: DeserializeOwned>(
+        d: D,
+    ) -> Result<BTreeMap<i64, V>, D::Error> {
+        let map: BTreeMap<String, V> = BTreeMap::deserialize(d)?;
+        map.into_iter()
+            .map(|(k, v)| Ok((parse_int_key(strip_raw(&k)).map_err(D::Error::custom)?, v)))
+            .collect()
+    }
+
+    fn parse_int_key(k: &str) -> Result<i64, impl Display> {
+        k.trim()
+            .parse::<i64>()
+            .map_err(|_| format!("map key {k:?} is not an integer"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Sample {
+        zeta: i32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        absent: Option<String>,
+        nothing: Option<String>,
+        alpha: f64,
+        #[serde(with = "int_key_map")]
+        addrs: BTreeMap<i64, String>,
+        #[serde(with = "mq_key_map")]
+        offsets: BTreeMap<MessageQueue, i64>,
+    }
+
+    fn sample() -> Sample {
+        Sample {
+            zeta: 1,
+            absent: None,
+            nothing: None,
+            alpha: 0.0,
+            addrs: [(0, "10.0.0.1:10911".to_string()), (1, "b".to_string())].into(),
+            offsets: [(MessageQueue::new("T", "broker-a", 0), 5)].into(),
+        }
+    }
+
+    const FASTJSON: &str = r#"{"addrs":{0:"10.0.0.1:10911",1:"b"},"alpha":0.0,"offsets":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:5},"zeta":1}"#;
+
+    #[test]
+    fn writer_sorts_omits_nulls_and_writes_bare_keys() {
+        let out = to_vec(&sample()).unwrap();
+        assert_eq!(std::str::from_utf8(&out).unwrap(), FASTJSON);
+    }
+
+    #[test]
+    fn standard_writer_quotes_bare_keys() {
+        let out = String::from_utf8(to_vec_standard(&sample()).unwrap()).unwrap();
+        assert!(out.starts_with(
+            r#"{"addrs":{"0":"10.0.0.1:10911","1":"b"},"alpha":0.0,"offsets":{"{\"brokerName\""#
+        ));
+        let back: Sample = from_slice(out.as_bytes()).unwrap();
+        assert_eq!(back, sample());
+    }
+
+    #[test]
+    fn reader_accepts_fastjson_forms() {
+        let back: Sample = from_slice(FASTJSON.as_bytes()).unwrap();
+        assert_eq!(back, sample());
+        let odd = br#"{zeta:1,'alpha':0.5,,"addrs":{ 0 : 'x', },"offsets":[[{"topic":"T","brokerName":"broker-a","queueId":0},5]],}"#;
+        let back: Sample = from_slice(odd).unwrap();
+        assert_eq!((back.alpha, back.addrs[&0].as_str()), (0.5, "x"));
+        assert_eq!(back.offsets.len(), 1);
+    }
+
+    #[test]
+    fn normalize_rejects_garbage_without_panicking() {
+        for bad in [
+            &b"{"[..],
+            b"{\"a\"",
+            b"[1,",
+            b"{{}",
+            b"\"abc",
+            b"{'a':\\",
+            b"\xff",
+            b"{a b}",
+            b"1 2",
+        ] {
+            assert!(normalize(bad).is_err(), "{:?}", bad);
+        }
+        let deep = "[".repeat(1000);
+        assert!(normalize(deep.as_bytes()).is_err());
+        assert_eq!(normalize(b" {a:[1, 2]} ").unwrap(), r#"{"a":[1,2]}"#);
+    }
+
+    #[test]
+    fn enums_by_name_or_ordinal_and_lenient_ints() {
+        #[derive(Deserialize)]
+        struct E {
+            #[serde(deserialize_with = "model")]
+            m: usize,
+            #[serde(deserialize_with = "lenient_i64")]
+            n: i64,
+        }
+        fn model<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+            java_enum_index(d, &["BROADCASTING", "CLUSTERING"])
+        }
+        let e: E = from_slice(br#"{"m":"CLUSTERING","n":"2598919"}"#).unwrap();
+        assert_eq!((e.m, e.n), (1, 2598919));
+        let e: E = from_slice(br#"{"m":0,"n":7}"#).unwrap();
+        assert_eq!((e.m, e.n), (0, 7));
+        assert!(from_slice::<E>(br#"{"m":"X","n":1}"#).is_err());
+    }
+}

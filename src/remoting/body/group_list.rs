@@ -1,0 +1,41 @@
+//! QUERY_TOPIC_CONSUME_BY_WHO (300) body `GroupList`.
+//!
+//! ```text
+//! {"groupList":["G1","G2"]}
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::fastjson;
+use crate::remoting::error::RemotingError;
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GroupList {
+    pub group_list: Vec<String>,
+}
+
+impl GroupList {
+    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
+        fastjson::from_slice(body)
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        fastjson::to_vec(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_shape() {
+        let g = GroupList {
+            group_list: vec!["G1".into(), "G2".into()],
+        };
+        assert_eq!(g.encode(), br#"{"groupList":["G1","G2"]}"#.to_vec());
+        assert_eq!(GroupList::decode(&g.encode()).unwrap(), g);
+        assert!(GroupList::decode(br#"{"groupList":"G1"}"#).is_err());
+    }
+}

@@ -1,0 +1,52 @@
+//! GET_ALL_TOPIC_CONFIG (21) body `TopicConfigAndMappingSerializeWrapper`.
+//!
+//! ```text
+//! {"dataVersion":{"counter":12,"stateVersion":0,"timestamp":1700000000000},
+//!  "mappingDataVersion":{...},"topicConfigTable":{"T":TopicConfig},
+//!  "topicQueueMappingDetailMap":{},"topicQueueMappingInfoMap":{}}
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::fastjson;
+use crate::common::topic::TopicConfig;
+use crate::remoting::error::RemotingError;
+
+// TODO(namesrv): use `body::data_version::DataVersion` once branch `namesrv` lands; until then
+// the data versions are kept as plain JSON.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TopicConfigAndMappingSerializeWrapper {
+    pub data_version: Value,
+    pub mapping_data_version: Value,
+    pub topic_config_table: BTreeMap<String, TopicConfig>,
+    /// Static-topic mappings; empty for ordinary topics.
+    pub topic_queue_mapping_detail_map: BTreeMap<String, Value>,
+    pub topic_queue_mapping_info_map: BTreeMap<String, Value>,
+}
+
+impl TopicConfigAndMappingSerializeWrapper {
+    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
+        fastjson::from_slice(body)
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        fastjson::to_vec(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_body_round_trips() {
+        let java = r#"{"dataVersion":{"counter":12,"stateVersion":0,"timestamp":1700000000000},"mappingDataVersion":{"counter":0,"stateVersion":0,"timestamp":1700000000000},"topicConfigTable":{"TopicTest":{"attributes":{},"order":false,"perm":6,"readQueueNums":4,"topicFilterType":"SINGLE_TAG","topicName":"TopicTest","topicSysFlag":0,"writeQueueNums":4}},"topicQueueMappingDetailMap":{},"topicQueueMappingInfoMap":{}}"#;
+        let w = TopicConfigAndMappingSerializeWrapper::decode(java.as_bytes()).unwrap();
+        assert_eq!(w.topic_config_table["TopicTest"].perm, 6);
+        assert_eq!(String::from_utf8(w.encode()).unwrap(), java);
+    }
+}
