@@ -2,6 +2,8 @@
 //! value a string; integers in decimal; booleans `"true"`/`"false"` (anything else reads as false);
 //! absent fields stay `None`. Reading is lenient (surrounding whitespace, `+`), writing is exact.
 
+pub mod namesrv;
+
 use super::command::ExtFields;
 use super::error::RemotingError;
 
