@@ -22,6 +22,7 @@ pub mod get_min_offset;
 pub mod get_producer_connection_list;
 pub mod get_topic_config;
 pub mod get_topic_stats_info;
+pub mod namesrv;
 pub mod notify_consumer_ids_changed;
 pub mod pull_message;
 pub mod query_consume_queue;

@@ -1,0 +1,69 @@
+//! PUT/GET/DELETE_KV_CONFIG and GET_KVLIST_BY_NAMESPACE.
+
+use super::{failure, header, success, with_header, HandlerResult};
+use crate::namesrv::NameServer;
+use crate::remoting::command::{ExtFields, RemotingCommand};
+use crate::remoting::error::RemotingError;
+use crate::remoting::header::namesrv::{
+    DeleteKVConfigRequestHeader, GetKVConfigRequestHeader, GetKVListByNamespaceRequestHeader,
+    PutKVConfigRequestHeader,
+};
+use crate::remoting::header::CommandHeader;
+use crate::remoting::response_code::ResponseCode;
+
+pub(super) fn put_kv_config(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+    let h: PutKVConfigRequestHeader = header(req)?;
+    ns.kv.put(&h.namespace, &h.key, &h.value);
+    Ok(success(req))
+}
+
+pub(super) fn get_kv_config(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+    let h: GetKVConfigRequestHeader = header(req)?;
+    match ns.kv.get(&h.namespace, &h.key) {
+        Some(value) => Ok(with_header(
+            success(req),
+            &GetKVConfigResponseHeader { value },
+        )),
+        None => Ok(failure(
+            req,
+            ResponseCode::QUERY_NOT_FOUND,
+            format!("No config item, Namespace: {} Key: {}", h.namespace, h.key),
+        )),
+    }
+}
+
+pub(super) fn delete_kv_config(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+    let h: DeleteKVConfigRequestHeader = header(req)?;
+    ns.kv.delete(&h.namespace, &h.key);
+    Ok(success(req))
+}
+
+pub(super) fn get_kv_list_by_namespace(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+    let h: GetKVListByNamespaceRequestHeader = header(req)?;
+    match ns.kv.kv_list(&h.value) {
+        Some(table) => Ok(success(req).with_body(table.encode())),
+        None => Ok(failure(
+            req,
+            ResponseCode::QUERY_NOT_FOUND,
+            format!("No config item, Namespace: {}", h.value),
+        )),
+    }
+}
+
+/// GET_KV_CONFIG response: `value`.
+struct GetKVConfigResponseHeader {
+    value: String,
+}
+
+impl CommandHeader for GetKVConfigResponseHeader {
+    fn write_to(&self, ext: &mut ExtFields) {
+        ext.insert("value", self.value.clone());
+    }
+
+    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
+        use crate::remoting::header::ExtRead;
+        Ok(Self {
+            value: ext.string("value")?,
+        })
+    }
+}

@@ -1,0 +1,694 @@
+//! `RouteInfoManager`: the NameServer's route tables, as Java's of the same name keeps them —
+//! topic -> (broker name -> QueueData), broker name -> BrokerData, cluster -> broker names,
+//! (cluster, broker address) -> liveness, filter servers and static-topic mappings — behind one
+//! read/write lock.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use parking_lot::RwLock;
+use serde_json::Value;
+
+use crate::common::topic::{is_writeable, TopicConfig, PERM_READ, PERM_WRITE};
+use crate::remoting::body::cluster_info::{BrokerMemberGroup, ClusterInfo};
+use crate::remoting::body::data_version::DataVersion;
+use crate::remoting::body::register_broker::TopicConfigSerializeWrapper;
+use crate::remoting::body::topic_list::TopicList;
+use crate::remoting::body::topic_route::{BrokerData, QueueData, TopicRouteData};
+
+/// `MixAll.MASTER_ID`.
+pub const MASTER_ID: i64 = 0;
+/// `TopicSysFlag.FLAG_UNIT` / `FLAG_UNIT_SUB`.
+const FLAG_UNIT: i32 = 0x1;
+const FLAG_UNIT_SUB: i32 = 0x2;
+/// `TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX`.
+const SYNC_BROKER_MEMBER_GROUP_PREFIX: &str = "SYNC_BROKER_MEMBER_";
+
+/// `BrokerAddrInfo`: a broker address within a cluster, the liveness key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BrokerAddrInfo {
+    pub cluster_name: String,
+    pub broker_addr: String,
+}
+
+impl BrokerAddrInfo {
+    pub fn new(cluster_name: &str, broker_addr: &str) -> Self {
+        Self {
+            cluster_name: cluster_name.to_string(),
+            broker_addr: broker_addr.to_string(),
+        }
+    }
+}
+
+/// `BrokerLiveInfo`: when the broker last registered, on which connection, with which version.
+#[derive(Debug, Clone)]
+pub struct BrokerLiveInfo {
+    pub last_update: Instant,
+    pub heartbeat_timeout: Duration,
+    pub data_version: DataVersion,
+    pub conn_id: u64,
+    pub peer: Option<SocketAddr>,
+    pub ha_server_addr: String,
+}
+
+/// One REGISTER_BROKER, decoded.
+#[derive(Debug, Clone, Default)]
+pub struct BrokerRegistration {
+    pub cluster_name: String,
+    pub broker_addr: String,
+    pub broker_name: String,
+    pub broker_id: i64,
+    pub ha_server_addr: String,
+    pub zone_name: Option<String>,
+    pub heartbeat_timeout_millis: Option<i64>,
+    /// `None` from brokers older than 5.x.
+    pub enable_acting_master: Option<bool>,
+    pub topic_config_wrapper: TopicConfigSerializeWrapper,
+    /// `None` from brokers older than V3_0_11.
+    pub filter_server_list: Option<Vec<String>>,
+    pub conn_id: u64,
+    pub peer: Option<SocketAddr>,
+}
+
+/// `RegisterBrokerResult`: for a slave, its live master's HA address and address.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegisterBrokerResult {
+    pub ha_server_addr: Option<String>,
+    pub master_addr: Option<String>,
+}
+
+/// The broker to drop: what UNREGISTER_BROKER carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerIdentity {
+    pub cluster_name: String,
+    pub broker_addr: String,
+    pub broker_name: String,
+    pub broker_id: i64,
+}
+
+#[derive(Debug, Default)]
+struct RouteTables {
+    topic_queue_table: BTreeMap<String, BTreeMap<String, QueueData>>,
+    broker_addr_table: BTreeMap<String, BrokerData>,
+    cluster_addr_table: BTreeMap<String, BTreeSet<String>>,
+    broker_live_table: HashMap<BrokerAddrInfo, BrokerLiveInfo>,
+    filter_server_table: HashMap<BrokerAddrInfo, Vec<String>>,
+    topic_queue_mapping_info_table: BTreeMap<String, BTreeMap<String, Value>>,
+}
+
+/// Behaviour switches taken from `NamesrvConfig`.
+#[derive(Debug, Clone)]
+pub struct RouteOptions {
+    pub default_broker_expired_time: Duration,
+    pub delete_topic_with_broker_registration: bool,
+    pub support_acting_master: bool,
+}
+
+impl Default for RouteOptions {
+    fn default() -> Self {
+        Self {
+            default_broker_expired_time: Duration::from_millis(120_000),
+            delete_topic_with_broker_registration: false,
+            support_acting_master: false,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct RouteInfoManager {
+    tables: RwLock<RouteTables>,
+    options: RouteOptions,
+}
+
+impl RouteInfoManager {
+    pub fn new(options: RouteOptions) -> Self {
+        Self {
+            tables: RwLock::new(RouteTables::default()),
+            options,
+        }
+    }
+
+    /// Java's `registerBroker`: `None` means "register broker failed" (a single-topic
+    /// registration from a broker id not yet registered).
+    pub fn register_broker(&self, reg: BrokerRegistration) -> Option<RegisterBrokerResult> {
+        let mut t = self.tables.write();
+        let mut result = RegisterBrokerResult::default();
+        t.cluster_addr_table
+            .entry(reg.cluster_name.clone())
+            .or_default()
+            .insert(reg.broker_name.clone());
+
+        let mut register_first = false;
+        if !t.broker_addr_table.contains_key(&reg.broker_name) {
+            register_first = true;
+            t.broker_addr_table.insert(
+                reg.broker_name.clone(),
+                BrokerData::new(&reg.cluster_name, &reg.broker_name),
+            );
+        }
+        let is_old_version_broker = reg.enable_acting_master.is_none();
+        let wrapper = &reg.topic_config_wrapper;
+        {
+            let bd = t.broker_addr_table.get_mut(&reg.broker_name)?;
+            bd.enable_acting_master = reg.enable_acting_master.unwrap_or(false);
+            bd.zone_name = reg.zone_name.clone();
+            // One address has one id: a slave switched to master drops its old id.
+            bd.broker_addrs
+                .retain(|id, addr| !(*addr == reg.broker_addr && *id != reg.broker_id));
+        }
+        let old_addr = t.broker_addr_table[&reg.broker_name]
+            .broker_addrs
+            .get(&reg.broker_id)
+            .cloned();
+        if let Some(old) = old_addr.as_ref().filter(|a| **a != reg.broker_addr) {
+            let old_key = BrokerAddrInfo::new(&reg.cluster_name, old);
+            if let Some(old_live) = t.broker_live_table.get(&old_key) {
+                if old_live.data_version.state_version > wrapper.data_version.state_version {
+                    tracing::warn!(broker = %reg.broker_addr, old = %old, "registration conflicts with a newer broker; ignored");
+                    t.broker_live_table
+                        .remove(&BrokerAddrInfo::new(&reg.cluster_name, &reg.broker_addr));
+                    return Some(result);
+                }
+            }
+        }
+        if old_addr.is_none() && wrapper.topic_config_table.len() == 1 {
+            tracing::warn!(broker = %reg.broker_addr, "single-topic registration before the broker registered");
+            return None;
+        }
+        let bd = t.broker_addr_table.get_mut(&reg.broker_name)?;
+        let prev = bd
+            .broker_addrs
+            .insert(reg.broker_id, reg.broker_addr.clone());
+        register_first = register_first || prev.as_deref().unwrap_or("").is_empty();
+        let is_master = reg.broker_id == MASTER_ID;
+        let min_id = bd.broker_addrs.keys().next().copied();
+        let is_prime_slave = !is_old_version_broker && !is_master && min_id == Some(reg.broker_id);
+        let acting = bd.enable_acting_master;
+
+        if is_master || is_prime_slave {
+            self.update_topics(&mut t, &reg, register_first, is_prime_slave && acting);
+        }
+
+        let key = BrokerAddrInfo::new(&reg.cluster_name, &reg.broker_addr);
+        let timeout = reg
+            .heartbeat_timeout_millis
+            .map(|ms| Duration::from_millis(ms.max(0) as u64))
+            .unwrap_or(self.options.default_broker_expired_time);
+        let prev_live = t.broker_live_table.insert(
+            key.clone(),
+            BrokerLiveInfo {
+                last_update: Instant::now(),
+                heartbeat_timeout: timeout,
+                data_version: wrapper.data_version,
+                conn_id: reg.conn_id,
+                peer: reg.peer,
+                ha_server_addr: reg.ha_server_addr.clone(),
+            },
+        );
+        if prev_live.is_none() {
+            tracing::info!(cluster = %reg.cluster_name, broker = %reg.broker_addr, ha = %reg.ha_server_addr, "new broker registered");
+        }
+        match &reg.filter_server_list {
+            Some(list) if list.is_empty() => {
+                t.filter_server_table.remove(&key);
+            }
+            Some(list) => {
+                t.filter_server_table.insert(key, list.clone());
+            }
+            None => {}
+        }
+        if reg.broker_id != MASTER_ID {
+            let master = t.broker_addr_table[&reg.broker_name]
+                .broker_addrs
+                .get(&MASTER_ID)
+                .cloned();
+            if let Some(master_addr) = master {
+                let master_key = BrokerAddrInfo::new(&reg.cluster_name, &master_addr);
+                if let Some(live) = t.broker_live_table.get(&master_key) {
+                    result.ha_server_addr = Some(live.ha_server_addr.clone());
+                    result.master_addr = Some(master_addr);
+                }
+            }
+        }
+        Some(result)
+    }
+
+    /// The topic part of a registration: queue datas for changed topics, deleted topics, mappings.
+    fn update_topics(
+        &self,
+        t: &mut RouteTables,
+        reg: &BrokerRegistration,
+        register_first: bool,
+        wipe_write: bool,
+    ) {
+        let wrapper = &reg.topic_config_wrapper;
+        let table = &wrapper.topic_config_table;
+        if self.options.delete_topic_with_broker_registration
+            && wrapper.topic_queue_mapping_info_map.is_empty()
+        {
+            let stale: Vec<String> = t
+                .topic_queue_table
+                .iter()
+                .filter(|(topic, qds)| {
+                    qds.contains_key(&reg.broker_name) && !table.contains_key(*topic)
+                })
+                .map(|(topic, _)| topic.clone())
+                .collect();
+            for topic in stale {
+                remove_queue_data(t, &topic, &reg.broker_name);
+            }
+        }
+        let version_changed = is_broker_topic_config_changed(
+            t,
+            &reg.cluster_name,
+            &reg.broker_addr,
+            &wrapper.data_version,
+        );
+        for tc in table.values() {
+            let topic_changed = version_changed
+                || t.topic_queue_table
+                    .get(&tc.topic_name)
+                    .map_or(true, |qds| !qds.contains_key(&reg.broker_name));
+            if register_first || topic_changed {
+                let mut tc = tc.clone();
+                if wipe_write {
+                    tc.perm &= !PERM_WRITE;
+                }
+                create_and_update_queue_data(t, &reg.broker_name, &tc);
+            }
+        }
+        if version_changed || register_first {
+            for (topic, info) in &wrapper.topic_queue_mapping_info_map {
+                let bname = info
+                    .get("bname")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&reg.broker_name)
+                    .to_string();
+                t.topic_queue_mapping_info_table
+                    .entry(topic.clone())
+                    .or_default()
+                    .insert(bname, info.clone());
+            }
+        }
+    }
+
+    /// Java's `unRegisterBroker` for one broker.
+    pub fn unregister_broker(&self, who: &BrokerIdentity) {
+        let mut t = self.tables.write();
+        let key = BrokerAddrInfo::new(&who.cluster_name, &who.broker_addr);
+        let live = t.broker_live_table.remove(&key);
+        tracing::info!(cluster = %who.cluster_name, broker = %who.broker_addr, found = live.is_some(), "unregister broker");
+        t.filter_server_table.remove(&key);
+        let mut remove_name = false;
+        if let Some(bd) = t.broker_addr_table.get_mut(&who.broker_name) {
+            bd.broker_addrs.retain(|_, addr| *addr != who.broker_addr);
+            if bd.broker_addrs.is_empty() {
+                t.broker_addr_table.remove(&who.broker_name);
+                remove_name = true;
+            }
+        }
+        if remove_name {
+            if let Some(names) = t.cluster_addr_table.get_mut(&who.cluster_name) {
+                names.remove(&who.broker_name);
+                if names.is_empty() {
+                    t.cluster_addr_table.remove(&who.cluster_name);
+                }
+            }
+            let topics: Vec<String> = t.topic_queue_table.keys().cloned().collect();
+            for topic in topics {
+                remove_queue_data(&mut t, &topic, &who.broker_name);
+            }
+        } else {
+            wipe_write_if_no_master(&mut t, &who.broker_name);
+        }
+    }
+
+    /// Drops every broker registered over connection `conn_id` (Java's `onChannelDestroy`).
+    pub fn on_connection_closed(&self, conn_id: u64) {
+        let keys: Vec<BrokerAddrInfo> = self
+            .tables
+            .read()
+            .broker_live_table
+            .iter()
+            .filter(|(_, live)| live.conn_id == conn_id)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in keys {
+            self.unregister_by_addr(&key);
+        }
+    }
+
+    /// Drops brokers whose last registration is older than their timeout (Java's
+    /// `scanNotActiveBroker`). Returns the connection ids of the expired brokers, to be closed.
+    pub fn scan_not_active_brokers(&self) -> Vec<u64> {
+        let now = Instant::now();
+        let expired: Vec<(BrokerAddrInfo, u64)> = self
+            .tables
+            .read()
+            .broker_live_table
+            .iter()
+            .filter(|(_, l)| now.duration_since(l.last_update) > l.heartbeat_timeout)
+            .map(|(k, l)| (k.clone(), l.conn_id))
+            .collect();
+        for (key, _) in &expired {
+            tracing::warn!(cluster = %key.cluster_name, broker = %key.broker_addr, "broker channel expired");
+            self.unregister_by_addr(key);
+        }
+        expired.into_iter().map(|(_, c)| c).collect()
+    }
+
+    fn unregister_by_addr(&self, key: &BrokerAddrInfo) {
+        let who = {
+            let t = self.tables.read();
+            t.broker_addr_table
+                .values()
+                .filter(|bd| bd.cluster == key.cluster_name)
+                .find_map(|bd| {
+                    bd.broker_addrs
+                        .iter()
+                        .find(|(_, a)| **a == key.broker_addr)
+                        .map(|(id, _)| BrokerIdentity {
+                            cluster_name: key.cluster_name.clone(),
+                            broker_addr: key.broker_addr.clone(),
+                            broker_name: bd.broker_name.clone(),
+                            broker_id: *id,
+                        })
+                })
+        };
+        match who {
+            Some(who) => self.unregister_broker(&who),
+            None => {
+                self.tables.write().broker_live_table.remove(key);
+            }
+        }
+    }
+
+    /// Java's `pickupTopicRouteData`; `None` when no queue or no broker hosts the topic.
+    pub fn pickup_topic_route_data(&self, topic: &str) -> Option<TopicRouteData> {
+        let t = self.tables.read();
+        let qds = t.topic_queue_table.get(topic)?;
+        let mut route = TopicRouteData {
+            queue_datas: qds.values().cloned().collect(),
+            ..TopicRouteData::default()
+        };
+        for name in qds.keys() {
+            let Some(bd) = t.broker_addr_table.get(name) else {
+                continue;
+            };
+            if !t.filter_server_table.is_empty() {
+                for addr in bd.broker_addrs.values() {
+                    let key = BrokerAddrInfo::new(&bd.cluster, addr);
+                    if let Some(list) = t.filter_server_table.get(&key) {
+                        route.filter_server_table.insert(addr.clone(), list.clone());
+                    }
+                }
+            }
+            route.broker_datas.push(bd.clone());
+        }
+        if route.broker_datas.is_empty() {
+            return None;
+        }
+        route.topic_queue_mapping_by_broker = t.topic_queue_mapping_info_table.get(topic).cloned();
+        if self.options.support_acting_master && !topic.starts_with(SYNC_BROKER_MEMBER_GROUP_PREFIX)
+        {
+            apply_acting_master(&mut route);
+        }
+        Some(route)
+    }
+
+    pub fn cluster_info(&self) -> ClusterInfo {
+        let t = self.tables.read();
+        ClusterInfo {
+            broker_addr_table: t.broker_addr_table.clone(),
+            cluster_addr_table: t.cluster_addr_table.clone(),
+        }
+    }
+
+    pub fn all_topic_list(&self) -> TopicList {
+        TopicList {
+            broker_addr: None,
+            topic_list: self
+                .tables
+                .read()
+                .topic_queue_table
+                .keys()
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Java's `getSystemTopicList`: cluster names and broker names, plus one broker address.
+    pub fn system_topic_list(&self) -> TopicList {
+        let t = self.tables.read();
+        let mut list = TopicList::default();
+        for (cluster, names) in &t.cluster_addr_table {
+            list.topic_list.push(cluster.clone());
+            list.topic_list.extend(names.iter().cloned());
+        }
+        list.broker_addr = t
+            .broker_addr_table
+            .values()
+            .find_map(|bd| bd.broker_addrs.values().next().cloned());
+        list
+    }
+
+    pub fn topics_by_cluster(&self, cluster: &str) -> TopicList {
+        let t = self.tables.read();
+        let mut topics = BTreeSet::new();
+        for name in t.cluster_addr_table.get(cluster).into_iter().flatten() {
+            for (topic, qds) in &t.topic_queue_table {
+                if qds.contains_key(name) {
+                    topics.insert(topic.clone());
+                }
+            }
+        }
+        TopicList {
+            broker_addr: None,
+            topic_list: topics.into_iter().collect(),
+        }
+    }
+
+    /// Topics whose first QueueData's sysflag satisfies `pred` (the unit topic lists).
+    pub fn topics_by_sys_flag(&self, pred: impl Fn(i32) -> bool) -> TopicList {
+        let t = self.tables.read();
+        let topic_list = t
+            .topic_queue_table
+            .iter()
+            .filter(|(_, qds)| qds.values().next().is_some_and(|q| pred(q.topic_sys_flag)))
+            .map(|(topic, _)| topic.clone())
+            .collect();
+        TopicList {
+            broker_addr: None,
+            topic_list,
+        }
+    }
+
+    pub fn unit_topics(&self) -> TopicList {
+        self.topics_by_sys_flag(|f| f & FLAG_UNIT != 0)
+    }
+
+    pub fn has_unit_sub_topics(&self) -> TopicList {
+        self.topics_by_sys_flag(|f| f & FLAG_UNIT_SUB != 0)
+    }
+
+    pub fn has_unit_sub_un_unit_topics(&self) -> TopicList {
+        self.topics_by_sys_flag(|f| f & FLAG_UNIT == 0 && f & FLAG_UNIT_SUB != 0)
+    }
+
+    /// DELETE_TOPIC_IN_NAMESRV without a cluster: the whole route goes.
+    pub fn delete_topic(&self, topic: &str) {
+        self.tables.write().topic_queue_table.remove(topic);
+    }
+
+    /// DELETE_TOPIC_IN_NAMESRV with a cluster: only that cluster's brokers' queues go.
+    pub fn delete_topic_in_cluster(&self, topic: &str, cluster: &str) {
+        let mut t = self.tables.write();
+        let names: Vec<String> = match t.cluster_addr_table.get(cluster) {
+            Some(n) => n.iter().cloned().collect(),
+            None => return,
+        };
+        for name in names {
+            remove_queue_data(&mut t, topic, &name);
+        }
+    }
+
+    /// REGISTER_TOPIC_IN_NAMESRV: every QueueData must name a known broker, else nothing changes.
+    pub fn register_topic(&self, topic: &str, queue_datas: &[QueueData]) {
+        let mut t = self.tables.write();
+        if queue_datas.is_empty()
+            || queue_datas
+                .iter()
+                .any(|q| !t.broker_addr_table.contains_key(&q.broker_name))
+        {
+            return;
+        }
+        let map = t.topic_queue_table.entry(topic.to_string()).or_default();
+        for q in queue_datas {
+            map.insert(q.broker_name.clone(), q.clone());
+        }
+    }
+
+    /// WIPE_WRITE_PERM_OF_BROKER: clears the write bit on every topic of the broker; the count.
+    pub fn wipe_write_perm_of_broker(&self, broker_name: &str) -> i32 {
+        self.operate_write_perm(broker_name, |perm| perm & !PERM_WRITE)
+    }
+
+    /// ADD_WRITE_PERM_OF_BROKER: sets perm to read|write on every topic of the broker; the count.
+    pub fn add_write_perm_of_broker(&self, broker_name: &str) -> i32 {
+        self.operate_write_perm(broker_name, |_| PERM_READ | PERM_WRITE)
+    }
+
+    fn operate_write_perm(&self, broker_name: &str, f: impl Fn(i32) -> i32) -> i32 {
+        let mut t = self.tables.write();
+        let mut count = 0;
+        for qds in t.topic_queue_table.values_mut() {
+            if let Some(qd) = qds.get_mut(broker_name) {
+                qd.perm = f(qd.perm);
+                count += 1;
+            }
+        }
+        count
+    }
+
+    pub fn broker_member_group(&self, cluster: &str, broker_name: &str) -> BrokerMemberGroup {
+        let t = self.tables.read();
+        BrokerMemberGroup {
+            broker_addrs: t
+                .broker_addr_table
+                .get(broker_name)
+                .map(|bd| bd.broker_addrs.clone())
+                .unwrap_or_default(),
+            broker_name: broker_name.to_string(),
+            cluster: cluster.to_string(),
+        }
+    }
+
+    /// The DataVersion the broker last registered with.
+    pub fn query_broker_topic_config(
+        &self,
+        cluster: &str,
+        broker_addr: &str,
+    ) -> Option<DataVersion> {
+        self.tables
+            .read()
+            .broker_live_table
+            .get(&BrokerAddrInfo::new(cluster, broker_addr))
+            .map(|l| l.data_version)
+    }
+
+    pub fn is_broker_topic_config_changed(
+        &self,
+        cluster: &str,
+        broker_addr: &str,
+        version: &DataVersion,
+    ) -> bool {
+        is_broker_topic_config_changed(&self.tables.read(), cluster, broker_addr, version)
+    }
+
+    /// Refreshes a broker's liveness (QUERY_DATA_VERSION, BROKER_HEARTBEAT).
+    pub fn update_broker_info_update_timestamp(&self, cluster: &str, broker_addr: &str) {
+        let key = BrokerAddrInfo::new(cluster, broker_addr);
+        if let Some(live) = self.tables.write().broker_live_table.get_mut(&key) {
+            live.last_update = Instant::now();
+        }
+    }
+
+    /// The live brokers' keys (for tests and diagnostics).
+    pub fn live_brokers(&self) -> Vec<BrokerAddrInfo> {
+        let mut v: Vec<_> = self
+            .tables
+            .read()
+            .broker_live_table
+            .keys()
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+fn is_broker_topic_config_changed(
+    t: &RouteTables,
+    cluster: &str,
+    broker_addr: &str,
+    version: &DataVersion,
+) -> bool {
+    t.broker_live_table
+        .get(&BrokerAddrInfo::new(cluster, broker_addr))
+        .map_or(true, |l| l.data_version != *version)
+}
+
+fn create_and_update_queue_data(t: &mut RouteTables, broker_name: &str, tc: &TopicConfig) {
+    let qd = QueueData {
+        broker_name: broker_name.to_string(),
+        perm: tc.perm,
+        read_queue_nums: tc.read_queue_nums,
+        topic_sys_flag: tc.topic_sys_flag,
+        write_queue_nums: tc.write_queue_nums,
+    };
+    t.topic_queue_table
+        .entry(tc.topic_name.clone())
+        .or_default()
+        .insert(broker_name.to_string(), qd);
+}
+
+fn remove_queue_data(t: &mut RouteTables, topic: &str, broker_name: &str) {
+    if let Some(qds) = t.topic_queue_table.get_mut(topic) {
+        qds.remove(broker_name);
+        if qds.is_empty() {
+            t.topic_queue_table.remove(topic);
+        }
+    }
+}
+
+/// After a slave of an acting-master broker left: with no master, its topics lose the write bit.
+fn wipe_write_if_no_master(t: &mut RouteTables, broker_name: &str) {
+    let Some(bd) = t.broker_addr_table.get(broker_name) else {
+        return;
+    };
+    let no_master = bd
+        .broker_addrs
+        .keys()
+        .next()
+        .map_or(true, |&id| id > MASTER_ID);
+    if !bd.enable_acting_master || !no_master {
+        return;
+    }
+    for qds in t.topic_queue_table.values_mut() {
+        if let Some(qd) = qds.get_mut(broker_name) {
+            qd.perm &= !PERM_WRITE;
+        }
+    }
+}
+
+/// `supportActingMaster`: a masterless, read-only broker group presents its smallest id as 0.
+fn apply_acting_master(route: &mut TopicRouteData) {
+    let need = route
+        .broker_datas
+        .iter()
+        .any(|bd| !bd.broker_addrs.is_empty() && !bd.broker_addrs.contains_key(&MASTER_ID));
+    if !need {
+        return;
+    }
+    for bd in &mut route.broker_datas {
+        if bd.broker_addrs.is_empty()
+            || bd.broker_addrs.contains_key(&MASTER_ID)
+            || !bd.enable_acting_master
+        {
+            continue;
+        }
+        let read_only = route
+            .queue_datas
+            .iter()
+            .find(|q| q.broker_name == bd.broker_name)
+            .is_some_and(|q| !is_writeable(q.perm));
+        if read_only {
+            if let Some((&min_id, _)) = bd.broker_addrs.iter().next() {
+                if let Some(addr) = bd.broker_addrs.remove(&min_id) {
+                    bd.broker_addrs.insert(MASTER_ID, addr);
+                }
+            }
+        }
+    }
+}
