@@ -7,8 +7,11 @@
 
 use std::process::ExitCode;
 
+use rmqd::broker::config::EmbeddedNamesrv;
 use rmqd::broker::{BrokerConfig, BrokerController};
 use rmqd::common::java_properties;
+use rmqd::namesrv::server::NamesrvServer;
+use rmqd::namesrv::NamesrvConfig;
 use rmqd::store::config::MessageStoreConfig;
 
 const USAGE: &str = "usage: rmqd [-c broker.conf] [-n namesrvAddr] [-p]\n       rmqd namesrv [-c namesrv.conf] [-p]";
@@ -98,7 +101,9 @@ fn load_broker_config(flags: &Flags) -> Result<(BrokerConfig, MessageStoreConfig
         config.namesrv_addr = std::env::var("NAMESRV_ADDR").ok().filter(|s| !s.is_empty());
     }
     // Both halves need the role; the broker's copy was validated above.
-    store.set("brokerRole", &config.broker_role).map_err(|e| e.to_string())?;
+    store
+        .set("brokerRole", &config.broker_role)
+        .map_err(|e| e.to_string())?;
     Ok((config, store))
 }
 
@@ -115,11 +120,18 @@ fn run_broker(args: &[String]) -> Result<(), String> {
     let (config, store_config) = load_broker_config(&flags)?;
     if flags.print_config {
         let mut pairs = config.key_values();
-        pairs.extend(store_config.keys_and_values().into_iter().map(|(k, v)| (k.to_string(), v)));
+        pairs.extend(
+            store_config
+                .keys_and_values()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v)),
+        );
         print!("{}", java_properties::write(&pairs));
         return Ok(());
     }
     runtime()?.block_on(async move {
+        let mut config = config;
+        let namesrv = start_embedded_namesrv(&mut config).await?;
         let broker = BrokerController::start(config, store_config).await?;
         let c = &broker.ctx.config;
         println!(
@@ -131,13 +143,77 @@ fn run_broker(args: &[String]) -> Result<(), String> {
         wait_for_signal().await;
         tracing::info!("shutting down");
         broker.shutdown().await;
+        if let Some(ns) = namesrv {
+            ns.shutdown().await;
+        }
         Ok(())
     })
 }
 
+fn load_namesrv_config(flags: &Flags) -> Result<NamesrvConfig, String> {
+    let mut config = NamesrvConfig::default();
+    if let Some(path) = &flags.config_file {
+        for (k, v) in read_properties(path)? {
+            if !config.set(&k, &v).map_err(|e| format!("{path}: {e}"))? {
+                tracing::warn!(key = %k, file = %path, "unknown or unsupported config key, ignored");
+            }
+        }
+    }
+    Ok(config)
+}
+
 fn run_namesrv(args: &[String]) -> Result<(), String> {
-    let _flags = parse_flags(args)?;
-    Err("the NameServer is not built into this rmqd yet".into())
+    let flags = parse_flags(args)?;
+    let config = load_namesrv_config(&flags)?;
+    if flags.print_config {
+        print!("{}", config.to_properties_text());
+        return Ok(());
+    }
+    runtime()?.block_on(async move {
+        let ns = NamesrvServer::start(config).await?;
+        println!(
+            "The Name Server boot success. serializeType=JSON, address {}",
+            ns.local_addr()
+        );
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        ns.shutdown().await;
+        Ok(())
+    })
+}
+
+/// The embedded NameServer, when the broker has no NameServer address (or is told to run one).
+async fn start_embedded_namesrv(
+    config: &mut BrokerConfig,
+) -> Result<Option<NamesrvServer>, String> {
+    let wanted = match config.embedded_namesrv {
+        EmbeddedNamesrv::On => true,
+        EmbeddedNamesrv::Off => false,
+        EmbeddedNamesrv::Auto => config.namesrv_addr.is_none(),
+    };
+    if !wanted {
+        return Ok(None);
+    }
+    let ns_config = NamesrvConfig {
+        listen_port: config.embedded_namesrv_listen_port,
+        bind_address: config.embedded_namesrv_bind_address.clone(),
+        ..Default::default()
+    };
+    let ns = NamesrvServer::start(ns_config).await?;
+    let addr = ns.local_addr();
+    let host = if addr.ip().is_unspecified() {
+        "127.0.0.1".to_string()
+    } else {
+        addr.ip().to_string()
+    };
+    let own = format!("{host}:{}", addr.port());
+    config.namesrv_addr = Some(match config.namesrv_addr.take() {
+        Some(list) if !list.split(';').any(|a| a == own) => format!("{list};{own}"),
+        Some(list) => list,
+        None => own,
+    });
+    tracing::info!(%addr, "embedded NameServer started");
+    Ok(Some(ns))
 }
 
 async fn wait_for_signal() {

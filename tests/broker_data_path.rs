@@ -49,7 +49,13 @@ fn create_topic(c: &mut RawClient, topic: &str, queues: &str) {
     assert_eq!(r.code, 0, "create topic: {:?}", r.remark);
 }
 
-fn send_v2(c: &mut RawClient, topic: &str, queue: i32, body: &[u8], props: &str) -> RemotingCommand {
+fn send_v2(
+    c: &mut RawClient,
+    topic: &str,
+    queue: i32,
+    body: &[u8],
+    props: &str,
+) -> RemotingCommand {
     let q = queue.to_string();
     let mut cmd = req(
         RequestCode::SEND_MESSAGE_V2,
@@ -69,8 +75,21 @@ fn send_v2(c: &mut RawClient, topic: &str, queue: i32, body: &[u8], props: &str)
     c.call(&cmd)
 }
 
-fn pull(c: &mut RawClient, topic: &str, queue: i32, offset: i64, sys_flag: i32, sub: &str, suspend_ms: i64) -> RemotingCommand {
-    let (q, o, f, s) = (queue.to_string(), offset.to_string(), sys_flag.to_string(), suspend_ms.to_string());
+fn pull(
+    c: &mut RawClient,
+    topic: &str,
+    queue: i32,
+    offset: i64,
+    sys_flag: i32,
+    sub: &str,
+    suspend_ms: i64,
+) -> RemotingCommand {
+    let (q, o, f, s) = (
+        queue.to_string(),
+        offset.to_string(),
+        sys_flag.to_string(),
+        suspend_ms.to_string(),
+    );
     c.call(&req(
         RequestCode::PULL_MESSAGE,
         &[
@@ -135,15 +154,19 @@ async fn send_then_pull_with_tags_offsets_and_queries() {
             assert_eq!(r.ext("msgId").map(str::len), Some(32));
             assert_eq!(r.ext("MSG_REGION"), Some("DefaultRegion"));
         }
-        // Dispatch is asynchronous; the first pull may need a moment.
+        // Dispatch to the consume queue is asynchronous (as in Java): wait until all ten are in.
         let deadline = Instant::now() + Duration::from_secs(5);
-        let all = loop {
-            let r = pull(&mut c, "T1", 0, 0, 0x4, "*", 0);
-            if r.code == 0 || Instant::now() > deadline {
-                break r;
+        while Instant::now() < deadline {
+            let max = c.call(&req(
+                RequestCode::GET_MAX_OFFSET,
+                &[("topic", "T1"), ("queueId", "0")],
+            ));
+            if max.ext("offset") == Some("10") {
+                break;
             }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let all = pull(&mut c, "T1", 0, 0, 0x4, "*", 0);
         assert_eq!(all.code, ResponseCode::SUCCESS.code());
         let recs = records(&all.body.to_bytes());
         assert_eq!(recs.len(), 10);
@@ -164,15 +187,38 @@ async fn send_then_pull_with_tags_offsets_and_queries() {
         assert_eq!(too_far.code, ResponseCode::PULL_OFFSET_MOVED.code());
         assert_eq!(too_far.ext("nextBeginOffset"), Some("10"));
 
-        let q = c.call(&req(RequestCode::QUERY_MESSAGE, &[("topic", "T1"), ("key", "k7"), ("maxNum", "32"), ("beginTimestamp", "0"), ("endTimestamp", "9999999999999")]));
+        let q = c.call(&req(
+            RequestCode::QUERY_MESSAGE,
+            &[
+                ("topic", "T1"),
+                ("key", "k7"),
+                ("maxNum", "32"),
+                ("beginTimestamp", "0"),
+                ("endTimestamp", "9999999999999"),
+            ],
+        ));
         assert_eq!(q.code, 0, "{:?}", q.remark);
         assert_eq!(records(&q.body.to_bytes())[0].1, b"body-7");
 
-        let max = c.call(&req(RequestCode::GET_MAX_OFFSET, &[("topic", "T1"), ("queueId", "0")]));
+        let max = c.call(&req(
+            RequestCode::GET_MAX_OFFSET,
+            &[("topic", "T1"), ("queueId", "0")],
+        ));
         assert_eq!(max.ext("offset"), Some("10"));
-        let upd = c.call(&req(RequestCode::UPDATE_CONSUMER_OFFSET, &[("consumerGroup", "CG"), ("topic", "T1"), ("queueId", "0"), ("commitOffset", "4")]));
+        let upd = c.call(&req(
+            RequestCode::UPDATE_CONSUMER_OFFSET,
+            &[
+                ("consumerGroup", "CG"),
+                ("topic", "T1"),
+                ("queueId", "0"),
+                ("commitOffset", "4"),
+            ],
+        ));
         assert_eq!(upd.code, 0);
-        let qo = c.call(&req(RequestCode::QUERY_CONSUMER_OFFSET, &[("consumerGroup", "CG"), ("topic", "T1"), ("queueId", "0")]));
+        let qo = c.call(&req(
+            RequestCode::QUERY_CONSUMER_OFFSET,
+            &[("consumerGroup", "CG"), ("topic", "T1"), ("queueId", "0")],
+        ));
         assert_eq!(qo.ext("offset"), Some("4"));
     })
     .await
@@ -198,7 +244,10 @@ async fn long_poll_is_woken_by_a_send() {
         assert_eq!(send_v2(&mut setup, "LP", 0, b"wake", "").code, 0);
         let (r, waited) = waiter.join().unwrap();
         assert_eq!(r.code, 0, "{:?}", r.remark);
-        assert!(waited < Duration::from_secs(5), "held {waited:?}: not woken by the arrival");
+        assert!(
+            waited < Duration::from_secs(5),
+            "held {waited:?}: not woken by the arrival"
+        );
         assert_eq!(records(&r.body.to_bytes())[0].1, b"wake");
     })
     .await

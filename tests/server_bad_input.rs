@@ -14,7 +14,10 @@ async fn start_broker() -> BrokerController {
         bind_address: "127.0.0.1".into(),
         ..Default::default()
     };
-    BrokerController::start(config).await.unwrap()
+    let dir = tempfile::tempdir().unwrap().keep();
+    let mut store = MessageStoreConfig::with_root(dir);
+    store.set("mappedFileSizeCommitLog", "1048576").unwrap();
+    BrokerController::start(config, store).await.unwrap()
 }
 
 fn unknown_code_request(opaque: i32) -> RemotingCommand {

@@ -47,10 +47,15 @@ pub struct ConsumerRegistration {
 }
 
 /// Same topics and expressions (versions aside).
-fn same_subscriptions(a: &HashMap<String, SubscriptionData>, b: &HashMap<String, SubscriptionData>) -> bool {
+fn same_subscriptions(
+    a: &HashMap<String, SubscriptionData>,
+    b: &HashMap<String, SubscriptionData>,
+) -> bool {
     a.len() == b.len()
         && a.iter().all(|(t, s)| {
-            b.get(t).is_some_and(|o| o.sub_string == s.sub_string && o.expression_type == s.expression_type)
+            b.get(t).is_some_and(|o| {
+                o.sub_string == s.sub_string && o.expression_type == s.expression_type
+            })
         })
 }
 
@@ -66,28 +71,42 @@ impl ClientRegistry {
     }
 
     pub fn register_producer(&self, group: &str, channel: ClientChannel) {
-        self.producers.entry(group.to_string()).or_default().insert(channel.conn.id, channel);
+        self.producers
+            .entry(group.to_string())
+            .or_default()
+            .insert(channel.conn.id, channel);
     }
 
     /// Registers or refreshes a consumer (the heartbeat's subscriptions replace the group's, as
     /// in Java); notifies a clustering group when a member joined or the subscriptions changed.
-    pub fn register_consumer(&self, reg: ConsumerRegistration, channel: ClientChannel, notify: bool) {
+    pub fn register_consumer(
+        &self,
+        reg: ConsumerRegistration,
+        channel: ClientChannel,
+        notify: bool,
+    ) {
         let conn_id = channel.conn.id;
         let broadcasting = reg.message_model == MessageModel::Broadcasting;
         let changed = {
-            let mut info = self.consumers.entry(reg.group.clone()).or_insert_with(|| ConsumerGroupInfo {
-                group_name: reg.group.clone(),
-                consume_type: reg.consume_type,
-                message_model: reg.message_model,
-                consume_from_where: reg.consume_from_where,
-                subscriptions: HashMap::new(),
-                channels: HashMap::new(),
-            });
+            let mut info =
+                self.consumers
+                    .entry(reg.group.clone())
+                    .or_insert_with(|| ConsumerGroupInfo {
+                        group_name: reg.group.clone(),
+                        consume_type: reg.consume_type,
+                        message_model: reg.message_model,
+                        consume_from_where: reg.consume_from_where,
+                        subscriptions: HashMap::new(),
+                        channels: HashMap::new(),
+                    });
             info.consume_type = reg.consume_type;
             info.message_model = reg.message_model;
             info.consume_from_where = reg.consume_from_where;
-            let subs: HashMap<String, SubscriptionData> =
-                reg.subscriptions.into_iter().map(|s| (s.topic.clone(), s)).collect();
+            let subs: HashMap<String, SubscriptionData> = reg
+                .subscriptions
+                .into_iter()
+                .map(|s| (s.topic.clone(), s))
+                .collect();
             let subs_changed = !subs.is_empty() && !same_subscriptions(&info.subscriptions, &subs);
             if !subs.is_empty() {
                 info.subscriptions = subs;
@@ -101,7 +120,12 @@ impl ClientRegistry {
     }
 
     /// UNREGISTER_CLIENT for one group on one connection.
-    pub fn unregister(&self, conn_id: u64, producer_group: Option<&str>, consumer_group: Option<&str>) {
+    pub fn unregister(
+        &self,
+        conn_id: u64,
+        producer_group: Option<&str>,
+        consumer_group: Option<&str>,
+    ) {
         if let Some(g) = producer_group {
             self.remove_producer(g, conn_id);
         }
@@ -129,15 +153,23 @@ impl ClientRegistry {
         let stale = |c: &ClientChannel| c.last_update.elapsed() > expiry;
         let mut dropped = Vec::new();
         for e in self.consumers.iter() {
-            e.channels.values().filter(|c| stale(c)).for_each(|c| dropped.push(c.conn.id));
+            e.channels
+                .values()
+                .filter(|c| stale(c))
+                .for_each(|c| dropped.push(c.conn.id));
         }
         for e in self.producers.iter() {
-            e.values().filter(|c| stale(c)).for_each(|c| dropped.push(c.conn.id));
+            e.values()
+                .filter(|c| stale(c))
+                .for_each(|c| dropped.push(c.conn.id));
         }
         dropped.sort_unstable();
         dropped.dedup();
         for id in &dropped {
-            tracing::info!(conn = id, "client heartbeat expired, dropping its registrations");
+            tracing::info!(
+                conn = id,
+                "client heartbeat expired, dropping its registrations"
+            );
             self.on_connection_closed(*id);
         }
         dropped.len()
@@ -159,21 +191,30 @@ impl ClientRegistry {
     /// True when the connection was a member (and others remain to be told).
     fn remove_consumer(&self, group: &str, conn_id: u64) -> bool {
         let (removed, empty) = match self.consumers.get_mut(group) {
-            Some(mut info) => (info.channels.remove(&conn_id).is_some(), info.channels.is_empty()),
+            Some(mut info) => (
+                info.channels.remove(&conn_id).is_some(),
+                info.channels.is_empty(),
+            ),
             None => (false, false),
         };
         if empty {
-            self.consumers.remove_if(group, |_, info| info.channels.is_empty());
+            self.consumers
+                .remove_if(group, |_, info| info.channels.is_empty());
         }
         removed && !empty
     }
 
     /// NOTIFY_CONSUMER_IDS_CHANGED (oneway) to every member of the group.
     pub fn notify_group(&self, group: &str) {
-        let Some(info) = self.consumers.get(group) else { return };
+        let Some(info) = self.consumers.get(group) else {
+            return;
+        };
         for channel in info.channels.values() {
             let mut cmd = RemotingCommand::request(RequestCode::NOTIFY_CONSUMER_IDS_CHANGED.code());
-            let header = NotifyConsumerIdsChangedRequestHeader { consumer_group: group.to_string(), ..Default::default() };
+            let header = NotifyConsumerIdsChangedRequestHeader {
+                consumer_group: group.to_string(),
+                ..Default::default()
+            };
             header.write_to(cmd.ext_mut());
             channel.conn.invoke_oneway(cmd);
         }
@@ -196,25 +237,41 @@ impl ClientRegistry {
     }
 
     pub fn subscription(&self, group: &str, topic: &str) -> Option<SubscriptionData> {
-        self.consumers.get(group).and_then(|g| g.subscriptions.get(topic).cloned())
+        self.consumers
+            .get(group)
+            .and_then(|g| g.subscriptions.get(topic).cloned())
     }
 
     /// Online consumer groups subscribed to `topic`.
     pub fn groups_of_topic(&self, topic: &str) -> Vec<String> {
-        self.consumers.iter().filter(|g| g.subscriptions.contains_key(topic)).map(|g| g.key().clone()).collect()
+        self.consumers
+            .iter()
+            .filter(|g| g.subscriptions.contains_key(topic))
+            .map(|g| g.key().clone())
+            .collect()
     }
 
     pub fn producer_channels(&self, group: &str) -> Vec<ClientChannel> {
-        self.producers.get(group).map(|m| m.values().cloned().collect()).unwrap_or_default()
+        self.producers
+            .get(group)
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// The connection of a consumer by client id, for relaying admin requests to it.
     pub fn find_consumer_channel(&self, group: &str, client_id: &str) -> Option<ClientChannel> {
-        self.consumers.get(group).and_then(|g| g.channels.values().find(|c| c.client_id == client_id).cloned())
+        self.consumers.get(group).and_then(|g| {
+            g.channels
+                .values()
+                .find(|c| c.client_id == client_id)
+                .cloned()
+        })
     }
 
     /// Any live producer connection of a group (transaction check-back).
     pub fn any_producer_channel(&self, group: &str) -> Option<ClientChannel> {
-        self.producers.get(group).and_then(|m| m.values().find(|c| !c.conn.is_closed()).cloned())
+        self.producers
+            .get(group)
+            .and_then(|m| m.values().find(|c| !c.conn.is_closed()).cloned())
     }
 }

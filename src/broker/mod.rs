@@ -31,6 +31,7 @@ use server::{ServerConfig, ServerHandle};
 use stats::BrokerStats;
 
 use crate::store::config::MessageStoreConfig;
+use crate::store::dispatch::MessageArrival;
 use crate::store::MessageStore;
 
 /// Everything a processor may need, shared by all requests.
@@ -69,7 +70,13 @@ impl BrokerContext {
     /// Broker and store keys with their effective values (GET_BROKER_CONFIG).
     pub fn all_config_pairs(&self) -> Vec<(String, String)> {
         let mut pairs = self.config.key_values();
-        pairs.extend(self.store.config().keys_and_values().into_iter().map(|(k, v)| (k.to_string(), v)));
+        pairs.extend(
+            self.store
+                .config()
+                .keys_and_values()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v)),
+        );
         for (k, v) in self.overrides.lock().iter() {
             match pairs.iter_mut().find(|(pk, _)| pk == k) {
                 Some(slot) => slot.1 = v.clone(),
@@ -88,12 +95,14 @@ impl BrokerContext {
         let mut probe_broker = self.config.clone();
         let mut probe_store = self.store.config().clone();
         for (k, v) in pairs {
-            let known = probe_broker.set(k, v).map_err(|e| e.to_string())? || probe_store.set(k, v).map_err(|e| e.to_string())?;
+            let known = probe_broker.set(k, v).map_err(|e| e.to_string())?
+                || probe_store.set(k, v).map_err(|e| e.to_string())?;
             if !known {
                 tracing::warn!(key = %k, "UPDATE_BROKER_CONFIG: unknown key recorded");
             }
         }
-        self.broker_permission.store(probe_broker.broker_permission, Ordering::Relaxed);
+        self.broker_permission
+            .store(probe_broker.broker_permission, Ordering::Relaxed);
         let mut overrides = self.overrides.lock();
         for (k, v) in pairs {
             overrides.retain(|(ok, _)| ok != k);
@@ -115,7 +124,10 @@ pub struct BrokerController {
 impl BrokerController {
     /// Opens the store (taking its lock first), loads the metadata, starts serving on
     /// `listenPort` and starts the background services.
-    pub async fn start(mut config: BrokerConfig, store_config: MessageStoreConfig) -> Result<Self, String> {
+    pub async fn start(
+        mut config: BrokerConfig,
+        store_config: MessageStoreConfig,
+    ) -> Result<Self, String> {
         if config.listen_port == 0 {
             config.listen_port = free_port(&config.bind_address)?;
         }
@@ -127,7 +139,10 @@ impl BrokerController {
         let store = Arc::new(store);
         let paths = store.paths();
         let topics = TopicConfigManager::load(&config, paths.topics_json())?;
-        let groups = SubscriptionGroupManager::load(paths.subscription_group_json(), config.auto_create_subscription_group)?;
+        let groups = SubscriptionGroupManager::load(
+            paths.subscription_group_json(),
+            config.auto_create_subscription_group,
+        )?;
         let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
         let ctx = Arc::new(BrokerContext {
             broker_permission: AtomicI32::new(config.broker_permission),
@@ -145,28 +160,38 @@ impl BrokerController {
             register_now: Notify::new(),
         });
         let weak = Arc::downgrade(&ctx);
-        ctx.store.set_arrival_listener(Arc::new(move |topic: &str, queue_id: i32| {
-            if let Some(ctx) = weak.upgrade() {
-                ctx.pull_hold.notify_arrival(topic, queue_id);
-            }
-        }));
+        ctx.store
+            .set_arrival_listener(Arc::new(move |arrival: &MessageArrival<'_>| {
+                if let Some(ctx) = weak.upgrade() {
+                    ctx.pull_hold
+                        .notify_arrival(arrival.topic, arrival.queue_id);
+                }
+            }));
         ctx.topics.persist()?;
         let server = Self::serve(&ctx).await?;
         let services = Self::start_services(&ctx);
-        Ok(Self { ctx, server, services })
+        Ok(Self {
+            ctx,
+            server,
+            services,
+        })
     }
 
     async fn serve(ctx: &Arc<BrokerContext>) -> Result<ServerHandle, String> {
         let c = &ctx.config;
         let bind = resolve(&c.bind_address, c.listen_port)?;
         let mut server_config = ServerConfig::new(bind);
-        server_config.idle_timeout = Duration::from_secs(c.server_channel_max_idle_time_seconds.max(1));
+        server_config.idle_timeout =
+            Duration::from_secs(c.server_channel_max_idle_time_seconds.max(1));
         server_config.max_connections = c.server_max_connections;
         server_config.max_in_flight = c.server_max_in_flight;
         let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });
-        let server = server::serve(server_config, handler)
-            .await
-            .map_err(|e| format!("cannot listen on {bind}: {e} (is another broker using listenPort {}?)", c.listen_port))?;
+        let server = server::serve(server_config, handler).await.map_err(|e| {
+            format!(
+                "cannot listen on {bind}: {e} (is another broker using listenPort {}?)",
+                c.listen_port
+            )
+        })?;
         tracing::info!(addr = %server.local_addr, store_host = %ctx.store_host, "broker listening");
         Ok(server)
     }
@@ -177,18 +202,33 @@ impl BrokerController {
         let expiry = Duration::from_millis(c.channel_not_active_interval.max(1_000));
         let (a, b, d) = (ctx.clone(), ctx.clone(), ctx.clone());
         vec![
-            PeriodicService::start("consumer-offset-persist", offsets_every, offsets_every, move || {
-                if let Err(e) = a.offsets.persist() {
-                    tracing::error!(error = %e, "cannot write consumerOffset.json");
-                }
-            }),
-            PeriodicService::start("client-liveness", Duration::from_secs(10), Duration::from_secs(10), move || {
-                b.clients.scan_not_active(expiry);
-                b.pull_hold.prune();
-            }),
-            PeriodicService::start("stats-sampler", Duration::from_secs(1), Duration::from_secs(1), move || {
-                d.stats.sample();
-            }),
+            PeriodicService::start(
+                "consumer-offset-persist",
+                offsets_every,
+                offsets_every,
+                move || {
+                    if let Err(e) = a.offsets.persist() {
+                        tracing::error!(error = %e, "cannot write consumerOffset.json");
+                    }
+                },
+            ),
+            PeriodicService::start(
+                "client-liveness",
+                Duration::from_secs(10),
+                Duration::from_secs(10),
+                move || {
+                    b.clients.scan_not_active(expiry);
+                    b.pull_hold.prune();
+                },
+            ),
+            PeriodicService::start(
+                "stats-sampler",
+                Duration::from_secs(1),
+                Duration::from_secs(1),
+                move || {
+                    d.stats.sample();
+                },
+            ),
         ]
     }
 
@@ -220,10 +260,14 @@ fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
 }
 
 fn free_port(bind: &str) -> Result<u16, String> {
-    let l = std::net::TcpListener::bind((bind, 0)).map_err(|e| format!("cannot find a free port: {e}"))?;
+    let l = std::net::TcpListener::bind((bind, 0))
+        .map_err(|e| format!("cannot find a free port: {e}"))?;
     l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
 }
 
 pub fn now_millis() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }

@@ -15,7 +15,12 @@ pub struct PeriodicService {
 
 impl PeriodicService {
     /// Runs `tick` every `interval`, first after `initial_delay`.
-    pub fn start<F>(name: &'static str, initial_delay: Duration, interval: Duration, mut tick: F) -> Self
+    pub fn start<F>(
+        name: &'static str,
+        initial_delay: Duration,
+        interval: Duration,
+        mut tick: F,
+    ) -> Self
     where
         F: FnMut() + Send + 'static,
     {
@@ -35,7 +40,11 @@ impl PeriodicService {
                 }
             }
         });
-        Self { name, stop, task: Some(task) }
+        Self {
+            name,
+            stop,
+            task: Some(task),
+        }
     }
 
     /// Stops the task and waits for a running tick to finish.

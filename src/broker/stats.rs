@@ -75,12 +75,18 @@ impl BrokerStats {
         let d = *self.days.lock();
         let put = self.put_total.load(Ordering::Relaxed);
         let get = self.get_total.load(Ordering::Relaxed);
-        [(d.put_yesterday_morning, d.put_today_morning, put), (d.get_yesterday_morning, d.get_today_morning, get)]
+        [
+            (d.put_yesterday_morning, d.put_today_morning, put),
+            (d.get_yesterday_morning, d.get_today_morning, get),
+        ]
     }
 }
 
 pub fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod housekeeping;
 pub mod kv_config;
 pub mod processor;
 pub mod route_info;
+pub mod server;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

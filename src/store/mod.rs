@@ -17,6 +17,7 @@ pub mod index;
 pub mod mapped_file;
 pub mod message;
 pub mod paths;
+mod queue_api;
 mod recovery;
 mod store_api;
 pub mod tools;

@@ -11,7 +11,9 @@ use super::persist::JsonFile;
 use crate::broker::error::BrokerError;
 use crate::common::topic::is_system_group;
 use crate::remoting::body::data_version::DataVersion;
-use crate::remoting::body::subscription_group::{SubscriptionGroupConfig, SubscriptionGroupWrapper};
+use crate::remoting::body::subscription_group::{
+    SubscriptionGroupConfig, SubscriptionGroupWrapper,
+};
 use crate::remoting::ResponseCode;
 
 /// Groups a Java broker creates for itself at start.
@@ -39,7 +41,11 @@ impl SubscriptionGroupManager {
         let mut table = BTreeMap::new();
         for g in SYSTEM_GROUPS {
             let mut c = SubscriptionGroupConfig::new(g);
-            if g == "TOOLS_CONSUMER" || g == "__MONITOR_CONSUMER" || g == "CID_ONS-HTTP-PROXY" || g == "CID_ONSAPI_PERMISSION" {
+            if g == "TOOLS_CONSUMER"
+                || g == "__MONITOR_CONSUMER"
+                || g == "CID_ONS-HTTP-PROXY"
+                || g == "CID_ONSAPI_PERMISSION"
+            {
                 c.consume_broadcast_enable = true;
             }
             table.insert(g.to_string(), Arc::new(c));
@@ -48,8 +54,12 @@ impl SubscriptionGroupManager {
         let mut forbidden = BTreeMap::new();
         let mut data_version = DataVersion::default();
         if let Some(text) = file.load()? {
-            let w = SubscriptionGroupWrapper::decode(text.as_bytes())
-                .map_err(|e| format!("{}: not a subscriptionGroup.json the broker can read: {e}", file.path().display()))?;
+            let w = SubscriptionGroupWrapper::decode(text.as_bytes()).map_err(|e| {
+                format!(
+                    "{}: not a subscriptionGroup.json the broker can read: {e}",
+                    file.path().display()
+                )
+            })?;
             for (name, mut c) in w.subscription_group_table {
                 if c.group_name.is_empty() {
                     c.group_name = name.clone();
@@ -81,8 +91,12 @@ impl SubscriptionGroupManager {
             return Ok(c);
         }
         if !(self.auto_create || is_system_group(group)) {
-            let remark = format!("subscription group [{group}] does not exist, apply first please!");
-            return Err(BrokerError::refused(ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST, remark));
+            let remark =
+                format!("subscription group [{group}] does not exist, apply first please!");
+            return Err(BrokerError::refused(
+                ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
+                remark,
+            ));
         }
         self.update(SubscriptionGroupConfig::new(group))
             .map_err(|e| BrokerError::refused(ResponseCode::SYSTEM_ERROR, e))?;
@@ -94,7 +108,9 @@ impl SubscriptionGroupManager {
     }
 
     pub fn update(&self, config: SubscriptionGroupConfig) -> Result<(), String> {
-        self.table.write().insert(config.group_name.clone(), Arc::new(config));
+        self.table
+            .write()
+            .insert(config.group_name.clone(), Arc::new(config));
         self.changed()
     }
 
@@ -121,7 +137,12 @@ impl SubscriptionGroupManager {
         SubscriptionGroupWrapper {
             data_version: serde_json::to_value(self.data_version()).unwrap_or_default(),
             forbidden_table: self.forbidden.read().clone(),
-            subscription_group_table: self.table.read().iter().map(|(k, v)| (k.clone(), (**v).clone())).collect(),
+            subscription_group_table: self
+                .table
+                .read()
+                .iter()
+                .map(|(k, v)| (k.clone(), (**v).clone()))
+                .collect(),
         }
     }
 

@@ -30,33 +30,53 @@ impl ConsumerOffsetManager {
         let file = JsonFile::new(path);
         let table = DashMap::new();
         if let Some(text) = file.load()? {
-            for (k, queues) in parse_offset_table(&text).map_err(|e| format!("{}: {e}", file.path().display()))? {
+            for (k, queues) in
+                parse_offset_table(&text).map_err(|e| format!("{}: {e}", file.path().display()))?
+            {
                 table.insert(k, queues);
             }
         }
-        Ok(Self { table, reset: DashMap::new(), file, dirty: Mutex::new(false) })
+        Ok(Self {
+            table,
+            reset: DashMap::new(),
+            file,
+            dirty: Mutex::new(false),
+        })
     }
 
     pub fn commit(&self, group: &str, topic: &str, queue_id: i32, offset: i64) {
-        self.table.entry(key(topic, group)).or_default().insert(queue_id, offset);
+        self.table
+            .entry(key(topic, group))
+            .or_default()
+            .insert(queue_id, offset);
         *self.dirty.lock() = true;
     }
 
     /// The committed offset, `None` when the group never committed for this queue.
     pub fn query(&self, group: &str, topic: &str, queue_id: i32) -> Option<i64> {
-        self.table.get(&key(topic, group)).and_then(|m| m.get(&queue_id).copied())
+        self.table
+            .get(&key(topic, group))
+            .and_then(|m| m.get(&queue_id).copied())
     }
 
     /// Every queue's offset of a group on a topic.
     pub fn queues(&self, group: &str, topic: &str) -> HashMap<i32, i64> {
-        self.table.get(&key(topic, group)).map(|m| m.clone()).unwrap_or_default()
+        self.table
+            .get(&key(topic, group))
+            .map(|m| m.clone())
+            .unwrap_or_default()
     }
 
     /// Topics a group has offsets for.
     pub fn topics_of_group(&self, group: &str) -> Vec<String> {
         self.table
             .iter()
-            .filter_map(|e| e.key().split_once(SEP).filter(|(_, g)| *g == group).map(|(t, _)| t.to_string()))
+            .filter_map(|e| {
+                e.key()
+                    .split_once(SEP)
+                    .filter(|(_, g)| *g == group)
+                    .map(|(t, _)| t.to_string())
+            })
             .collect()
     }
 
@@ -64,17 +84,24 @@ impl ConsumerOffsetManager {
     pub fn groups_of_topic(&self, topic: &str) -> Vec<String> {
         self.table
             .iter()
-            .filter_map(|e| e.key().split_once(SEP).filter(|(t, _)| *t == topic).map(|(_, g)| g.to_string()))
+            .filter_map(|e| {
+                e.key()
+                    .split_once(SEP)
+                    .filter(|(t, _)| *t == topic)
+                    .map(|(_, g)| g.to_string())
+            })
             .collect()
     }
 
     pub fn remove_group(&self, group: &str) {
-        self.table.retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
+        self.table
+            .retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
         *self.dirty.lock() = true;
     }
 
     pub fn remove_topic(&self, topic: &str) {
-        self.table.retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
+        self.table
+            .retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
         *self.dirty.lock() = true;
     }
 
@@ -118,8 +145,16 @@ impl ConsumerOffsetManager {
     /// The Java shape: `{"offsetTable":{"topic@group":{0:12,1:7}}}` — fastjson writes the queue
     /// ids as unquoted integer keys, and the Java broker reads them back that way.
     pub fn encode(&self) -> String {
-        let sorted: BTreeMap<String, BTreeMap<i32, i64>> =
-            self.table.iter().map(|e| (e.key().clone(), e.value().iter().map(|(q, o)| (*q, *o)).collect())).collect();
+        let sorted: BTreeMap<String, BTreeMap<i32, i64>> = self
+            .table
+            .iter()
+            .map(|e| {
+                (
+                    e.key().clone(),
+                    e.value().iter().map(|(q, o)| (*q, *o)).collect(),
+                )
+            })
+            .collect();
         let mut out = String::from("{\n\t\"offsetTable\":{");
         for (i, (k, queues)) in sorted.iter().enumerate() {
             out.push_str(if i == 0 { "\n\t\t" } else { ",\n\t\t" });
@@ -137,11 +172,16 @@ impl ConsumerOffsetManager {
 /// Reads `offsetTable` from consumerOffset.json text, with or without quoted integer keys.
 pub fn parse_offset_table(text: &str) -> Result<HashMap<String, HashMap<i32, i64>>, String> {
     let normalized = quote_integer_keys(text);
-    let v: serde_json::Value = serde_json::from_str(&normalized).map_err(|e| format!("bad JSON: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&normalized).map_err(|e| format!("bad JSON: {e}"))?;
     let mut out = HashMap::new();
-    let Some(table) = v.get("offsetTable").and_then(|t| t.as_object()) else { return Ok(out) };
+    let Some(table) = v.get("offsetTable").and_then(|t| t.as_object()) else {
+        return Ok(out);
+    };
     for (k, queues) in table {
-        let Some(queues) = queues.as_object() else { continue };
+        let Some(queues) = queues.as_object() else {
+            continue;
+        };
         let m = queues
             .iter()
             .filter_map(|(q, o)| Some((q.trim().parse::<i32>().ok()?, o.as_i64()?)))
@@ -176,7 +216,8 @@ pub fn quote_integer_keys(text: &str) -> String {
         }
         if c == b'"' {
             in_str = true;
-        } else if (c == b'-' || c.is_ascii_digit()) && (last_struct == b'{' || last_struct == b',') {
+        } else if (c == b'-' || c.is_ascii_digit()) && (last_struct == b'{' || last_struct == b',')
+        {
             let start = i;
             let mut j = i + 1;
             while j < b.len() && b[j].is_ascii_digit() {
@@ -227,6 +268,9 @@ mod tests {
 
     #[test]
     fn quoting_leaves_strings_and_values_alone() {
-        assert_eq!(quote_integer_keys(r#"{"a":"{1:2}",3:4,"b":[5,6]}"#), r#"{"a":"{1:2}","3":4,"b":[5,6]}"#);
+        assert_eq!(
+            quote_integer_keys(r#"{"a":"{1:2}",3:4,"b":[5,6]}"#),
+            r#"{"a":"{1:2}","3":4,"b":[5,6]}"#
+        );
     }
 }

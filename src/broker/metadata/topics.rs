@@ -33,8 +33,13 @@ impl TopicConfigManager {
         let file = JsonFile::new(path);
         let mut data_version = DataVersion::default();
         if let Some(text) = file.load()? {
-            let wrapper: TopicConfigSerializeWrapper = serde_json::from_str(&text)
-                .map_err(|e| format!("{}: not a topics.json the broker can read: {e}", file.path().display()))?;
+            let wrapper: TopicConfigSerializeWrapper =
+                serde_json::from_str(&text).map_err(|e| {
+                    format!(
+                        "{}: not a topics.json the broker can read: {e}",
+                        file.path().display()
+                    )
+                })?;
             for (name, mut tc) in wrapper.topic_config_table {
                 if tc.topic_name.is_empty() {
                     tc.topic_name = name.clone();
@@ -43,7 +48,11 @@ impl TopicConfigManager {
             }
             data_version = wrapper.data_version;
         }
-        Ok(Self { table: RwLock::new(table), data_version: Mutex::new(data_version), file })
+        Ok(Self {
+            table: RwLock::new(table),
+            data_version: Mutex::new(data_version),
+            file,
+        })
     }
 
     pub fn select(&self, topic: &str) -> Option<Arc<TopicConfig>> {
@@ -68,7 +77,9 @@ impl TopicConfigManager {
 
     /// Creates or replaces a topic, bumps the data version and persists.
     pub fn update(&self, tc: TopicConfig) -> Result<(), String> {
-        self.table.write().insert(tc.topic_name.clone(), Arc::new(tc));
+        self.table
+            .write()
+            .insert(tc.topic_name.clone(), Arc::new(tc));
         self.changed()
     }
 
@@ -93,7 +104,9 @@ impl TopicConfigManager {
         if let Some(existing) = self.select(topic) {
             return Ok(Some(existing));
         }
-        let Some(tpl) = self.select(template) else { return Ok(None) };
+        let Some(tpl) = self.select(template) else {
+            return Ok(None);
+        };
         if tpl.perm & PERM_INHERIT == 0 {
             return Ok(None);
         }
@@ -106,7 +119,13 @@ impl TopicConfigManager {
     }
 
     /// Java `createTopicInSendMessageBackMethod`: retry/DLQ topics made on first use.
-    pub fn create_if_absent(&self, topic: &str, queue_nums: i32, perm: i32, sys_flag: i32) -> Result<Arc<TopicConfig>, String> {
+    pub fn create_if_absent(
+        &self,
+        topic: &str,
+        queue_nums: i32,
+        perm: i32,
+        sys_flag: i32,
+    ) -> Result<Arc<TopicConfig>, String> {
         if let Some(existing) = self.select(topic) {
             return Ok(existing);
         }
@@ -124,7 +143,12 @@ impl TopicConfigManager {
     /// Writes `topics.json` in the shape the Java broker reads.
     pub fn persist(&self) -> Result<(), String> {
         let wrapper = TopicConfigSerializeWrapper {
-            topic_config_table: self.table.read().iter().map(|(k, v)| (k.clone(), (**v).clone())).collect(),
+            topic_config_table: self
+                .table
+                .read()
+                .iter()
+                .map(|(k, v)| (k.clone(), (**v).clone()))
+                .collect(),
             data_version: self.data_version(),
             ..Default::default()
         };
@@ -139,20 +163,50 @@ fn system_topics(c: &BrokerConfig) -> Vec<TopicConfig> {
     let mut v = vec![TopicConfig::new("SELF_TEST_TOPIC", 1, 1, rw)];
     if c.auto_create_topic_enable {
         let n = c.default_topic_queue_nums;
-        v.push(TopicConfig::new(AUTO_CREATE_TOPIC_KEY_TOPIC, n, n, PERM_INHERIT | rw));
+        v.push(TopicConfig::new(
+            AUTO_CREATE_TOPIC_KEY_TOPIC,
+            n,
+            n,
+            PERM_INHERIT | rw,
+        ));
     }
     v.push(TopicConfig::new("BenchmarkTest", 1024, 1024, rw));
     let inherit_if = |on: bool| if on { PERM_INHERIT | rw } else { PERM_INHERIT };
-    v.push(TopicConfig::new(&c.broker_cluster_name, 16, 16, inherit_if(c.cluster_topic_enable)));
-    v.push(TopicConfig::new(&c.broker_name, 1, 1, inherit_if(c.broker_topic_enable)));
+    v.push(TopicConfig::new(
+        &c.broker_cluster_name,
+        16,
+        16,
+        inherit_if(c.cluster_topic_enable),
+    ));
+    v.push(TopicConfig::new(
+        &c.broker_name,
+        1,
+        1,
+        inherit_if(c.broker_topic_enable),
+    ));
     v.push(TopicConfig::new("OFFSET_MOVED_EVENT", 1, 1, rw));
     v.push(TopicConfig::new(SCHEDULE_TOPIC, 18, 18, rw));
     if c.trace_topic_enable {
         v.push(TopicConfig::new(&c.msg_trace_topic_name, 1, 1, rw));
     }
-    v.push(TopicConfig::new(&format!("{}_REPLY_TOPIC", c.broker_cluster_name), 1, 1, rw));
-    v.push(TopicConfig::new(&format!("rmq_sys_REVIVE_LOG_{}", c.broker_cluster_name), 8, 8, rw));
-    v.push(TopicConfig::new(&format!("rmq_sys_SYNC_BROKER_MEMBER_{}", c.broker_name), 1, 1, PERM_INHERIT));
+    v.push(TopicConfig::new(
+        &format!("{}_REPLY_TOPIC", c.broker_cluster_name),
+        1,
+        1,
+        rw,
+    ));
+    v.push(TopicConfig::new(
+        &format!("rmq_sys_REVIVE_LOG_{}", c.broker_cluster_name),
+        8,
+        8,
+        rw,
+    ));
+    v.push(TopicConfig::new(
+        &format!("rmq_sys_SYNC_BROKER_MEMBER_{}", c.broker_name),
+        1,
+        1,
+        PERM_INHERIT,
+    ));
     v.push(TopicConfig::new("RMQ_SYS_TRANS_HALF_TOPIC", 1, 1, rw));
     v.push(TopicConfig::new("RMQ_SYS_TRANS_OP_HALF_TOPIC", 1, 1, rw));
     v.push(TopicConfig::new("rmq_sys_wheel_timer", 1, 1, rw));

@@ -28,9 +28,16 @@ pub fn get_broker_config(ctx: &BrokerContext, request: &RemotingCommand) -> Remo
 pub fn update_broker_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
     let text = String::from_utf8_lossy(&request.body.to_bytes()).into_owned();
     let pairs = java_properties::parse(&text);
-    if let Some((k, _)) = pairs.iter().find(|(k, _)| CONFIG_BLACK_LIST.contains(&k.as_str())) {
+    if let Some((k, _)) = pairs
+        .iter()
+        .find(|(k, _)| CONFIG_BLACK_LIST.contains(&k.as_str()))
+    {
         let remark = format!("Can not update config in black list: {k}");
-        return RemotingCommand::response_to(request, ResponseCode::NO_PERMISSION.code(), Some(remark));
+        return RemotingCommand::response_to(
+            request,
+            ResponseCode::NO_PERMISSION.code(),
+            Some(remark),
+        );
     }
     match ctx.update_config(&pairs) {
         Ok(()) => ok(request),
@@ -49,13 +56,25 @@ pub fn get_broker_runtime_info(ctx: &BrokerContext, request: &RemotingCommand) -
     }
     put("brokerActive", "true".into());
     put("brokerVersionDesc", "V5_3_3".into());
-    put("brokerVersion", crate::remoting::CURRENT_VERSION.to_string());
+    put(
+        "brokerVersion",
+        crate::remoting::CURRENT_VERSION.to_string(),
+    );
     put("bootTimestamp", ctx.boot_timestamp.to_string());
-    put("startAcceptSendRequestTimeStamp", ctx.boot_timestamp.to_string());
+    put(
+        "startAcceptSendRequestTimeStamp",
+        ctx.boot_timestamp.to_string(),
+    );
     let up = crate::broker::stats::now_secs().saturating_sub((ctx.boot_timestamp / 1000) as u64);
     put(
         "runtime",
-        format!("[ {} days, {} hours, {} minutes, {} seconds ]", up / 86_400, up / 3_600 % 24, up / 60 % 60, up % 60),
+        format!(
+            "[ {} days, {} hours, {} minutes, {} seconds ]",
+            up / 86_400,
+            up / 3_600 % 24,
+            up / 60 % 60,
+            up % 60
+        ),
     );
     put("putTps", ctx.stats.tps(true));
     put("getTransferredTps", ctx.stats.tps(false));
@@ -73,7 +92,10 @@ pub fn get_broker_runtime_info(ctx: &BrokerContext, request: &RemotingCommand) -
     for pool in ["send", "pull", "litePull", "query", "ack"] {
         put(&format!("{pool}ThreadPoolQueueSize"), "0".into());
         put(&format!("{pool}ThreadPoolQueueCapacity"), "0".into());
-        put(&format!("{pool}ThreadPoolQueueHeadWaitTimeMills"), "0".into());
+        put(
+            &format!("{pool}ThreadPoolQueueHeadWaitTimeMills"),
+            "0".into(),
+        );
     }
     put("EndTransactionQueueSize", "0".into());
     put("EndTransactionThreadPoolQueueCapacity", "0".into());
@@ -85,12 +107,27 @@ pub fn get_broker_runtime_info(ctx: &BrokerContext, request: &RemotingCommand) -
     ok(request).with_body(table.encode())
 }
 
-pub fn clean_expired_consume_queue(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    ctx.store.clean_expired_consume_queue();
-    ok(request)
+pub fn clean_expired_consume_queue(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
+    match ctx.store.clean_expired_consume_queue() {
+        Ok(n) => {
+            tracing::info!(removed = n, "CLEAN_EXPIRED_CONSUMEQUEUE");
+            ok(request)
+        }
+        Err(e) => RemotingCommand::response_to(
+            request,
+            ResponseCode::SYSTEM_ERROR.code(),
+            Some(e.to_string()),
+        ),
+    }
 }
 
-pub fn delete_expired_commit_log(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn delete_expired_commit_log(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     ctx.store.execute_delete_files_manually();
     ok(request)
 }
@@ -100,9 +137,16 @@ pub fn query_consume_queue(ctx: &BrokerContext, request: &RemotingCommand) -> Re
         Ok(h) => h,
         Err(r) => return r,
     };
-    let Some(units) = ctx.store.consume_queue_units(&h.topic, h.queue_id, h.index, h.count.max(0)) else {
+    let Some(units) = ctx
+        .store
+        .consume_queue_units(&h.topic, h.queue_id, h.index, h.count.max(0))
+    else {
         let remark = format!("{}-{} is not exist!", h.topic, h.queue_id);
-        return RemotingCommand::response_to(request, ResponseCode::SYSTEM_ERROR.code(), Some(remark));
+        return RemotingCommand::response_to(
+            request,
+            ResponseCode::SYSTEM_ERROR.code(),
+            Some(remark),
+        );
     };
     let body = QueryConsumeQueueResponseBody {
         filter_data: None,

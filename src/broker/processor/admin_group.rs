@@ -30,7 +30,11 @@ use crate::store::get::BoundaryType;
 /// How long a relayed admin request waits for the client.
 const RELAY_TIMEOUT: Duration = Duration::from_secs(5);
 
-fn reply(request: &RemotingCommand, code: ResponseCode, remark: impl Into<String>) -> RemotingCommand {
+fn reply(
+    request: &RemotingCommand,
+    code: ResponseCode,
+    remark: impl Into<String>,
+) -> RemotingCommand {
     RemotingCommand::response_to(request, code.code(), Some(remark.into()))
 }
 
@@ -38,7 +42,10 @@ fn ok(request: &RemotingCommand) -> RemotingCommand {
     RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
 }
 
-pub fn update_and_create_subscription_group(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn update_and_create_subscription_group(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let config = match SubscriptionGroupConfig::decode(&request.body.to_bytes()) {
         Ok(c) => c,
         Err(e) => return reply(request, ResponseCode::SYSTEM_ERROR, e.to_string()),
@@ -52,7 +59,10 @@ pub fn update_and_create_subscription_group(ctx: &BrokerContext, request: &Remot
     }
 }
 
-pub fn get_all_subscription_group_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_all_subscription_group_config(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let wrapper = ctx.groups.wrapper();
     let total = wrapper.subscription_group_table.len();
     let mut r = ok(request).with_body(wrapper.encode());
@@ -60,15 +70,25 @@ pub fn get_all_subscription_group_config(ctx: &BrokerContext, request: &Remoting
     r
 }
 
-pub fn get_subscription_group_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_subscription_group_config(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let group = request.ext("group").unwrap_or_default().to_string();
     match ctx.groups.find(&group) {
         Some(c) => ok(request).with_body(c.encode()),
-        None => reply(request, ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST, format!("No group in this broker. group: {group}")),
+        None => reply(
+            request,
+            ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
+            format!("No group in this broker. group: {group}"),
+        ),
     }
 }
 
-pub fn delete_subscription_group(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn delete_subscription_group(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: DeleteSubscriptionGroupRequestHeader = match read_header(request) {
         Ok(h) => h,
         Err(r) => return r,
@@ -90,23 +110,41 @@ pub fn get_consume_stats(ctx: &BrokerContext, request: &RemotingCommand) -> Remo
     let group = &h.consumer_group;
     let topics: Vec<String> = match (&h.topic, &h.topic_list) {
         (Some(t), _) if !t.is_empty() => vec![t.clone()],
-        (_, Some(list)) if !list.is_empty() => list.split(';').filter(|t| !t.is_empty()).map(str::to_string).collect(),
+        (_, Some(list)) if !list.is_empty() => list
+            .split(';')
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect(),
         _ => ctx.offsets.topics_of_group(group),
     };
     let live = ctx.clients.consumer_group(group);
     let mut stats = ConsumeStats::default();
     for topic in topics {
-        let Some(tc) = ctx.topics.select(&topic) else { continue };
-        if live.as_ref().is_some_and(|g| !g.subscriptions.is_empty() && !g.subscriptions.contains_key(&topic)) {
+        let Some(tc) = ctx.topics.select(&topic) else {
+            continue;
+        };
+        if live
+            .as_ref()
+            .is_some_and(|g| !g.subscriptions.is_empty() && !g.subscriptions.contains_key(&topic))
+        {
             continue;
         }
         for qid in 0..tc.read_queue_nums {
             let broker_offset = ctx.store.max_offset_in_queue(&topic, qid).max(0);
             let consumer_offset = ctx.offsets.query(group, &topic, qid).unwrap_or(0).max(0);
-            let last_timestamp =
-                if consumer_offset > 0 { ctx.store.message_store_timestamp(&topic, qid, consumer_offset - 1) } else { 0 };
+            let last_timestamp = if consumer_offset > 0 {
+                ctx.store
+                    .message_store_timestamp(&topic, qid, consumer_offset - 1)
+            } else {
+                0
+            };
             let mq = MessageQueue::new(&topic, &ctx.config.broker_name, qid);
-            let w = OffsetWrapper { broker_offset, consumer_offset, last_timestamp, pull_offset: consumer_offset };
+            let w = OffsetWrapper {
+                broker_offset,
+                consumer_offset,
+                last_timestamp,
+                pull_offset: consumer_offset,
+            };
             stats.offset_table.insert(mq, w);
         }
     }
@@ -122,68 +160,118 @@ fn connection_body(c: &ClientChannel) -> ConnectionBody {
     }
 }
 
-pub fn get_consumer_connection_list(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_consumer_connection_list(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: GetConsumerConnectionListRequestHeader = match read_header(request) {
         Ok(h) => h,
         Err(r) => return r,
     };
     let Some(g) = ctx.clients.consumer_group(&h.consumer_group) else {
-        return reply(request, ResponseCode::CONSUMER_NOT_ONLINE, format!("the consumer group[{}] not online", h.consumer_group));
+        return reply(
+            request,
+            ResponseCode::CONSUMER_NOT_ONLINE,
+            format!("the consumer group[{}] not online", h.consumer_group),
+        );
     };
     let body = ConsumerConnection {
         connection_set: g.channels.values().map(connection_body).collect(),
         consume_from_where: g.consume_from_where,
         consume_type: g.consume_type,
         message_model: g.message_model,
-        subscription_table: g.subscriptions.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        subscription_table: g
+            .subscriptions
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
     };
     ok(request).with_body(body.encode())
 }
 
-pub fn get_producer_connection_list(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_producer_connection_list(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: GetProducerConnectionListRequestHeader = match read_header(request) {
         Ok(h) => h,
         Err(r) => return r,
     };
     let channels = ctx.clients.producer_channels(&h.producer_group);
     if channels.is_empty() {
-        return reply(request, ResponseCode::SYSTEM_ERROR, format!("the producer group[{}] not exist", h.producer_group));
+        return reply(
+            request,
+            ResponseCode::SYSTEM_ERROR,
+            format!("the producer group[{}] not exist", h.producer_group),
+        );
     }
-    let body = ProducerConnection { connection_set: channels.iter().map(connection_body).collect() };
+    let body = ProducerConnection {
+        connection_set: channels.iter().map(connection_body).collect(),
+    };
     ok(request).with_body(body.encode())
 }
 
 /// Server-side reset (5.x default): compute each queue's target, remember it for the next pull
 /// (which answers PULL_OFFSET_MOVED), and return the table.
-pub fn invoke_broker_to_reset_offset(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn invoke_broker_to_reset_offset(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: ResetOffsetRequestHeader = match read_header(request) {
         Ok(h) => h,
         Err(r) => return r,
     };
     let Some(tc) = ctx.topics.select(&h.topic) else {
-        return reply(request, ResponseCode::TOPIC_NOT_EXIST, format!("[reset-offset] reset offset failed, no topic in this broker. topic={}", h.topic));
+        return reply(
+            request,
+            ResponseCode::TOPIC_NOT_EXIST,
+            format!(
+                "[reset-offset] reset offset failed, no topic in this broker. topic={}",
+                h.topic
+            ),
+        );
     };
     if ctx.groups.find(&h.group).is_none() {
-        return reply(request, ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST, format!("[reset-offset] reset offset failed, no group in this broker. group={}", h.group));
+        return reply(
+            request,
+            ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
+            format!(
+                "[reset-offset] reset offset failed, no group in this broker. group={}",
+                h.group
+            ),
+        );
     }
-    let queues: Vec<i32> = if h.queue_id >= 0 { vec![h.queue_id] } else { (0..tc.read_queue_nums).collect() };
+    let queues: Vec<i32> = if h.queue_id >= 0 {
+        vec![h.queue_id]
+    } else {
+        (0..tc.read_queue_nums).collect()
+    };
     let mut targets = HashMap::new();
     let mut body = ResetOffsetBody::default();
     for qid in queues {
         let target = match h.offset.filter(|_| h.queue_id >= 0) {
             Some(o) => o,
             None if h.timestamp < 0 => ctx.store.max_offset_in_queue(&h.topic, qid),
-            None => ctx.store.offset_in_queue_by_time(&h.topic, qid, h.timestamp, BoundaryType::Lower),
+            None => {
+                ctx.store
+                    .offset_in_queue_by_time(&h.topic, qid, h.timestamp, BoundaryType::Lower)
+            }
         };
         targets.insert(qid, target);
-        body.offset_table.insert(MessageQueue::new(&h.topic, &ctx.config.broker_name, qid), target);
+        body.offset_table.insert(
+            MessageQueue::new(&h.topic, &ctx.config.broker_name, qid),
+            target,
+        );
     }
     ctx.offsets.request_reset(&h.group, &h.topic, &targets);
     ctx.pull_hold.notify_all();
     ok(request).with_body(body.encode())
 }
 
-pub async fn get_consumer_running_info(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub async fn get_consumer_running_info(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: GetConsumerRunningInfoRequestHeader = match read_header(request) {
         Ok(h) => h,
         Err(r) => return r,
@@ -191,7 +279,10 @@ pub async fn get_consumer_running_info(ctx: &BrokerContext, request: &RemotingCo
     relay(ctx, request, &h.consumer_group, &h.client_id, None).await
 }
 
-pub async fn consume_message_directly(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub async fn consume_message_directly(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: ConsumeMessageDirectlyResultRequestHeader = match read_header(request) {
         Ok(h) => h,
         Err(r) => return r,
@@ -200,11 +291,22 @@ pub async fn consume_message_directly(ctx: &BrokerContext, request: &RemotingCom
         .msg_id
         .as_deref()
         .and_then(|id| decode_msg_id(id).ok())
-        .and_then(|id| ctx.store.lookup_message_by_offset(id.offset));
+        .and_then(|id| ctx.store.lookup_message_by_offset(id.commit_log_offset));
     let Some(record) = record else {
-        return reply(request, ResponseCode::SYSTEM_ERROR, format!("can not find message by msgId {:?}", h.msg_id));
+        return reply(
+            request,
+            ResponseCode::SYSTEM_ERROR,
+            format!("can not find message by msgId {:?}", h.msg_id),
+        );
     };
-    relay(ctx, request, &h.consumer_group, h.client_id.as_deref().unwrap_or(""), Some(record)).await
+    relay(
+        ctx,
+        request,
+        &h.consumer_group,
+        h.client_id.as_deref().unwrap_or(""),
+        Some(record),
+    )
+    .await
 }
 
 /// Forwards an admin request to one consumer and returns its answer to the admin.
@@ -216,12 +318,18 @@ async fn relay(
     body: Option<bytes::Bytes>,
 ) -> RemotingCommand {
     let Some(channel) = ctx.clients.find_consumer_channel(group, client_id) else {
-        return reply(request, ResponseCode::SYSTEM_ERROR, format!("The Consumer <{client_id}> <{group}> not online"));
+        return reply(
+            request,
+            ResponseCode::SYSTEM_ERROR,
+            format!("The Consumer <{client_id}> <{group}> not online"),
+        );
     };
     let mut forward = RemotingCommand::request(request.code);
     forward.ext_fields = request.ext_fields.clone();
     if request.code == crate::remoting::RequestCode::CONSUME_MESSAGE_DIRECTLY.code() {
-        forward.ext_mut().insert("brokerName", ctx.config.broker_name.clone());
+        forward
+            .ext_mut()
+            .insert("brokerName", ctx.config.broker_name.clone());
     }
     forward.body = body.map(Into::into).unwrap_or_else(|| request.body.clone());
     match channel.conn.invoke(forward, RELAY_TIMEOUT).await {
@@ -230,7 +338,10 @@ async fn relay(
             answer.flag = crate::remoting::command::FLAG_RESPONSE;
             answer
         }
-        Err(e) => reply(request, ResponseCode::CONSUME_MSG_TIMEOUT, format!("consumer <{client_id}> <{group}> gave no answer: {e}")),
+        Err(e) => reply(
+            request,
+            ResponseCode::CONSUME_MSG_TIMEOUT,
+            format!("consumer <{client_id}> <{group}> gave no answer: {e}"),
+        ),
     }
 }
-

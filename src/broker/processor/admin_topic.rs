@@ -21,7 +21,11 @@ use crate::remoting::header::get_topic_stats_info::GetTopicStatsInfoRequestHeade
 use crate::remoting::header::query_topic_consume_by_who::QueryTopicConsumeByWhoRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 
-fn reply(request: &RemotingCommand, code: ResponseCode, remark: impl Into<String>) -> RemotingCommand {
+fn reply(
+    request: &RemotingCommand,
+    code: ResponseCode,
+    remark: impl Into<String>,
+) -> RemotingCommand {
     RemotingCommand::response_to(request, code.code(), Some(remark.into()))
 }
 
@@ -38,10 +42,17 @@ pub fn update_and_create_topic(ctx: &BrokerContext, request: &RemotingCommand) -
         return reply(request, ResponseCode::INVALID_PARAMETER, e.to_string());
     }
     if topic::is_system_topic(&h.topic) {
-        return reply(request, ResponseCode::INVALID_PARAMETER, format!("The topic[{}] is conflict with system topic.", h.topic));
+        return reply(
+            request,
+            ResponseCode::INVALID_PARAMETER,
+            format!("The topic[{}] is conflict with system topic.", h.topic),
+        );
     }
     if !matches!(h.topic_filter_type.as_str(), "SINGLE_TAG" | "MULTI_TAG") {
-        let remark = format!("No enum constant org.apache.rocketmq.common.TopicFilterType.{}", h.topic_filter_type);
+        let remark = format!(
+            "No enum constant org.apache.rocketmq.common.TopicFilterType.{}",
+            h.topic_filter_type
+        );
         return reply(request, ResponseCode::SYSTEM_ERROR, remark);
     }
     let mut tc = TopicConfig::new(&h.topic, h.read_queue_nums, h.write_queue_nums, h.perm);
@@ -65,7 +76,9 @@ pub fn update_and_create_topic(ctx: &BrokerContext, request: &RemotingCommand) -
 fn apply_attributes(tc: &mut TopicConfig, spec: &str) -> Result<(), String> {
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         if let Some(kv) = part.strip_prefix('+') {
-            let (k, v) = kv.split_once('=').ok_or_else(|| format!("bad attribute {part:?}: expected +key=value"))?;
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("bad attribute {part:?}: expected +key=value"))?;
             tc.attributes.insert(k.to_string(), v.to_string());
         } else if let Some(k) = part.strip_prefix('-') {
             tc.attributes.remove(k);
@@ -82,16 +95,30 @@ pub fn delete_topic_in_broker(ctx: &BrokerContext, request: &RemotingCommand) ->
         Err(r) => return r,
     };
     if h.topic.trim().is_empty() {
-        return reply(request, ResponseCode::INVALID_PARAMETER, "The specified topic is blank.");
+        return reply(
+            request,
+            ResponseCode::INVALID_PARAMETER,
+            "The specified topic is blank.",
+        );
     }
     if topic::is_system_topic(&h.topic) {
-        return reply(request, ResponseCode::INVALID_PARAMETER, format!("The topic[{}] is conflict with system topic.", h.topic));
+        return reply(
+            request,
+            ResponseCode::INVALID_PARAMETER,
+            format!("The topic[{}] is conflict with system topic.", h.topic),
+        );
     }
     if let Err(e) = ctx.topics.delete(&h.topic) {
         return reply(request, ResponseCode::SYSTEM_ERROR, e);
     }
     ctx.offsets.remove_topic(&h.topic);
-    ctx.store.delete_topics(&[h.topic.as_str()]);
+    if let Err(e) = ctx.store.delete_topics(&[h.topic.as_str()]) {
+        return reply(
+            request,
+            ResponseCode::SYSTEM_ERROR,
+            format!("topic config deleted, but its queues could not be: {e}"),
+        );
+    }
     ctx.register_to_namesrv_soon();
     ok(request)
 }
@@ -100,11 +127,19 @@ pub fn get_all_topic_config(ctx: &BrokerContext, request: &RemotingCommand) -> R
     let topics = ctx.topics.all();
     let wrapper = TopicConfigAndMappingSerializeWrapper {
         data_version: serde_json::to_value(ctx.topics.data_version()).unwrap_or_default(),
-        mapping_data_version: serde_json::to_value(crate::remoting::body::data_version::DataVersion::default()).unwrap_or_default(),
-        topic_config_table: topics.iter().map(|t| (t.topic_name.clone(), (**t).clone())).collect(),
+        mapping_data_version: serde_json::to_value(
+            crate::remoting::body::data_version::DataVersion::default(),
+        )
+        .unwrap_or_default(),
+        topic_config_table: topics
+            .iter()
+            .map(|t| (t.topic_name.clone(), (**t).clone()))
+            .collect(),
         ..Default::default()
     };
-    let header = GetAllTopicConfigResponseHeader { total_topic_num: Some(topics.len() as i32) };
+    let header = GetAllTopicConfigResponseHeader {
+        total_topic_num: Some(topics.len() as i32),
+    };
     success_with(request, header).with_body(wrapper.encode())
 }
 
@@ -115,10 +150,17 @@ pub fn get_topic_config(ctx: &BrokerContext, request: &RemotingCommand) -> Remot
     };
     match ctx.topics.select(&h.topic) {
         Some(tc) => {
-            let body = TopicConfigAndQueueMapping { topic_config: (*tc).clone(), mapping_detail: None };
+            let body = TopicConfigAndQueueMapping {
+                topic_config: (*tc).clone(),
+                mapping_detail: None,
+            };
             ok(request).with_body(body.encode())
         }
-        None => reply(request, ResponseCode::TOPIC_NOT_EXIST, format!("No topic in this broker. topic: {}", h.topic)),
+        None => reply(
+            request,
+            ResponseCode::TOPIC_NOT_EXIST,
+            format!("No topic in this broker. topic: {}", h.topic),
+        ),
     }
 }
 
@@ -128,33 +170,64 @@ pub fn get_topic_stats_info(ctx: &BrokerContext, request: &RemotingCommand) -> R
         Err(r) => return r,
     };
     let Some(tc) = ctx.topics.select(&h.topic) else {
-        return reply(request, ResponseCode::TOPIC_NOT_EXIST, format!("topic[{}] not exist", h.topic));
+        return reply(
+            request,
+            ResponseCode::TOPIC_NOT_EXIST,
+            format!("topic[{}] not exist", h.topic),
+        );
     };
     let mut table = TopicStatsTable::default();
     for qid in 0..tc.write_queue_nums.max(tc.read_queue_nums) {
         let min_offset = ctx.store.min_offset_in_queue(&h.topic, qid).max(0);
         let max_offset = ctx.store.max_offset_in_queue(&h.topic, qid).max(0);
-        let last_update_timestamp =
-            if max_offset > 0 { ctx.store.message_store_timestamp(&h.topic, qid, max_offset - 1) } else { 0 };
+        let last_update_timestamp = if max_offset > 0 {
+            ctx.store
+                .message_store_timestamp(&h.topic, qid, max_offset - 1)
+        } else {
+            0
+        };
         let mq = MessageQueue::new(&h.topic, &ctx.config.broker_name, qid);
-        table.offset_table.insert(mq, TopicOffset { last_update_timestamp, max_offset, min_offset });
+        table.offset_table.insert(
+            mq,
+            TopicOffset {
+                last_update_timestamp,
+                max_offset,
+                min_offset,
+            },
+        );
     }
     ok(request).with_body(table.encode())
 }
 
-pub fn get_system_topic_list_from_broker(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let topics: BTreeSet<String> = ctx.topics.names().into_iter().filter(|t| topic::is_system_topic(t)).collect();
-    let body = TopicList { broker_addr: None, topic_list: topics.into_iter().collect() };
+pub fn get_system_topic_list_from_broker(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
+    let topics: BTreeSet<String> = ctx
+        .topics
+        .names()
+        .into_iter()
+        .filter(|t| topic::is_system_topic(t))
+        .collect();
+    let body = TopicList {
+        broker_addr: None,
+        topic_list: topics.into_iter().collect(),
+    };
     ok(request).with_body(body.encode())
 }
 
-pub fn query_topic_consume_by_who(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn query_topic_consume_by_who(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: QueryTopicConsumeByWhoRequestHeader = match read_header(request) {
         Ok(h) => h,
         Err(r) => return r,
     };
     let mut groups: BTreeSet<String> = ctx.clients.groups_of_topic(&h.topic).into_iter().collect();
     groups.extend(ctx.offsets.groups_of_topic(&h.topic));
-    let body = GroupList { group_list: groups.into_iter().collect() };
+    let body = GroupList {
+        group_list: groups.into_iter().collect(),
+    };
     ok(request).with_body(body.encode())
 }

@@ -11,10 +11,17 @@ use crate::remoting::header::unregister_client::UnregisterClientRequestHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 
-pub fn heart_beat(ctx: &BrokerContext, conn: &std::sync::Arc<Connection>, request: &RemotingCommand) -> RemotingCommand {
+pub fn heart_beat(
+    ctx: &BrokerContext,
+    conn: &std::sync::Arc<Connection>,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let data = match HeartbeatData::decode(&request.body.to_bytes()) {
         Ok(d) => d,
-        Err(e) => return BrokerError::refused(ResponseCode::SYSTEM_ERROR, e.to_string()).into_response(request),
+        Err(e) => {
+            return BrokerError::refused(ResponseCode::SYSTEM_ERROR, e.to_string())
+                .into_response(request)
+        }
     };
     let channel = || ClientChannel {
         conn: conn.clone(),
@@ -24,11 +31,18 @@ pub fn heart_beat(ctx: &BrokerContext, conn: &std::sync::Arc<Connection>, reques
         last_update: std::time::Instant::now(),
     };
     for consumer in &data.consumer_data_set {
-        let Ok(group) = ctx.groups.find_or_create(&consumer.group_name) else { continue };
+        let Ok(group) = ctx.groups.find_or_create(&consumer.group_name) else {
+            continue;
+        };
         let sys_flag = if consumer.unit_mode { 2 } else { 0 };
         let retry = retry_topic(&consumer.group_name);
         if !ctx.topics.contains(&retry) {
-            match ctx.topics.create_if_absent(&retry, group.retry_queue_nums, PERM_READ | PERM_WRITE, sys_flag) {
+            match ctx.topics.create_if_absent(
+                &retry,
+                group.retry_queue_nums,
+                PERM_READ | PERM_WRITE,
+                sys_flag,
+            ) {
                 Ok(_) => ctx.register_to_namesrv_soon(),
                 Err(e) => tracing::warn!(topic = %retry, error = %e, "cannot create retry topic"),
             }
@@ -40,23 +54,35 @@ pub fn heart_beat(ctx: &BrokerContext, conn: &std::sync::Arc<Connection>, reques
             consume_from_where: consumer.consume_from_where,
             subscriptions: consumer.subscription_data_set.clone(),
         };
-        ctx.clients.register_consumer(reg, channel(), group.notify_consumer_ids_changed_enable);
+        ctx.clients
+            .register_consumer(reg, channel(), group.notify_consumer_ids_changed_enable);
     }
     for producer in &data.producer_data_set {
-        ctx.clients.register_producer(&producer.group_name, channel());
+        ctx.clients
+            .register_producer(&producer.group_name, channel());
     }
     let mut response = RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None);
     // rmqd serves the classic heartbeat only; clients keep sending full subscriptions.
-    response.ext_mut().insert("IS_SUPPORT_HEART_BEAT_V2", "false");
+    response
+        .ext_mut()
+        .insert("IS_SUPPORT_HEART_BEAT_V2", "false");
     response.ext_mut().insert("IS_SUB_CHANGE", "true");
     response
 }
 
-pub fn unregister_client(ctx: &BrokerContext, conn: &Connection, request: &RemotingCommand) -> RemotingCommand {
+pub fn unregister_client(
+    ctx: &BrokerContext,
+    conn: &Connection,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let ext = request.ext_fields.clone().unwrap_or_default();
     match UnregisterClientRequestHeader::read_from(&ext) {
         Ok(h) => {
-            ctx.clients.unregister(conn.id, h.producer_group.as_deref(), h.consumer_group.as_deref());
+            ctx.clients.unregister(
+                conn.id,
+                h.producer_group.as_deref(),
+                h.consumer_group.as_deref(),
+            );
             RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
         }
         Err(e) => BrokerError::from(e).into_response(request),

@@ -10,14 +10,19 @@ use crate::remoting::header::get_consumer_list_by_group::GetConsumerListByGroupR
 use crate::remoting::header::get_earliest_msg_storetime::{
     GetEarliestMsgStoretimeRequestHeader, GetEarliestMsgStoretimeResponseHeader,
 };
-use crate::remoting::header::get_max_offset::{GetMaxOffsetRequestHeader, GetMaxOffsetResponseHeader};
-use crate::remoting::header::get_min_offset::{GetMinOffsetRequestHeader, GetMinOffsetResponseHeader};
+use crate::remoting::header::get_max_offset::{
+    GetMaxOffsetRequestHeader, GetMaxOffsetResponseHeader,
+};
+use crate::remoting::header::get_min_offset::{
+    GetMinOffsetRequestHeader, GetMinOffsetResponseHeader,
+};
 use crate::remoting::header::query_consumer_offset::{
     QueryConsumerOffsetRequestHeader, QueryConsumerOffsetResponseHeader,
 };
-use crate::remoting::header::search_offset::{SearchOffsetRequestHeader, SearchOffsetResponseHeader};
+use crate::remoting::header::search_offset::{
+    SearchOffsetRequestHeader, SearchOffsetResponseHeader,
+};
 use crate::remoting::header::update_consumer_offset::UpdateConsumerOffsetRequestHeader;
-use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::store::get::BoundaryType;
 
@@ -31,11 +36,19 @@ pub fn query_consumer_offset(ctx: &BrokerContext, request: &RemotingCommand) -> 
     }
     let min = ctx.store.min_offset_in_queue(&h.topic, h.queue_id);
     let not_found = |remark: &str| {
-        RemotingCommand::response_to(request, ResponseCode::QUERY_NOT_FOUND.code(), Some(remark.to_string()))
+        RemotingCommand::response_to(
+            request,
+            ResponseCode::QUERY_NOT_FOUND.code(),
+            Some(remark.to_string()),
+        )
     };
     if h.set_zero_if_not_found == Some(false) {
         not_found("Not found, do not set to zero, maybe this group boot first")
-    } else if min <= 0 && ctx.store.check_in_mem_by_consume_offset(&h.topic, h.queue_id, 0, 1) {
+    } else if min <= 0
+        && ctx
+            .store
+            .check_in_mem_by_consume_offset(&h.topic, h.queue_id, 0, 1)
+    {
         success_with(request, QueryConsumerOffsetResponseHeader { offset: 0 })
     } else {
         not_found("Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
@@ -51,11 +64,15 @@ pub fn update_consumer_offset(ctx: &BrokerContext, request: &RemotingCommand) ->
         let remark = format!("Topic {} not exist!", h.topic);
         return BrokerError::refused(ResponseCode::TOPIC_NOT_EXIST, remark).into_response(request);
     }
-    ctx.offsets.commit(&h.consumer_group, &h.topic, h.queue_id, h.commit_offset);
+    ctx.offsets
+        .commit(&h.consumer_group, &h.topic, h.queue_id, h.commit_offset);
     RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
 }
 
-pub fn get_consumer_list_by_group(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_consumer_list_by_group(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: GetConsumerListByGroupRequestHeader = match header(request) {
         Ok(h) => h,
         Err(r) => return r,
@@ -63,22 +80,34 @@ pub fn get_consumer_list_by_group(ctx: &BrokerContext, request: &RemotingCommand
     let ids = ctx.clients.consumer_ids(&h.consumer_group);
     if ids.is_empty() {
         let remark = format!("no consumer for this group, {}", h.consumer_group);
-        return RemotingCommand::response_to(request, ResponseCode::SYSTEM_ERROR.code(), Some(remark));
+        return RemotingCommand::response_to(
+            request,
+            ResponseCode::SYSTEM_ERROR.code(),
+            Some(remark),
+        );
     }
     let body = fastjson::to_vec(&serde_json::json!({ "consumerIdList": ids })).unwrap_or_default();
     RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None).with_body(body)
 }
 
-pub fn search_offset_by_timestamp(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn search_offset_by_timestamp(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: SearchOffsetRequestHeader = match header(request) {
         Ok(h) => h,
         Err(r) => return r,
     };
-    let boundary = match h.boundary_type.map(|b| format!("{b:?}").to_ascii_uppercase()) {
+    let boundary = match h
+        .boundary_type
+        .map(|b| format!("{b:?}").to_ascii_uppercase())
+    {
         Some(b) if b == "UPPER" => BoundaryType::Upper,
         _ => BoundaryType::Lower,
     };
-    let offset = ctx.store.offset_in_queue_by_time(&h.topic, h.queue_id, h.timestamp, boundary);
+    let offset = ctx
+        .store
+        .offset_in_queue_by_time(&h.topic, h.queue_id, h.timestamp, boundary);
     success_with(request, SearchOffsetResponseHeader { offset })
 }
 
@@ -100,7 +129,10 @@ pub fn get_min_offset(ctx: &BrokerContext, request: &RemotingCommand) -> Remotin
     success_with(request, GetMinOffsetResponseHeader { offset })
 }
 
-pub fn get_earliest_msg_storetime(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_earliest_msg_storetime(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+) -> RemotingCommand {
     let h: GetEarliestMsgStoretimeRequestHeader = match header(request) {
         Ok(h) => h,
         Err(r) => return r,

@@ -14,7 +14,9 @@ use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 
 /// Reads a request's typed header; a missing or bad field answers SYSTEM_ERROR naming it.
-pub(crate) fn read_header<H: CommandHeader>(request: &RemotingCommand) -> Result<H, RemotingCommand> {
+pub(crate) fn read_header<H: CommandHeader>(
+    request: &RemotingCommand,
+) -> Result<H, RemotingCommand> {
     H::read_from(request.ext_fields.as_ref().unwrap_or(&Default::default()))
         .map_err(|e| BrokerError::from(e).into_response(request))
 }

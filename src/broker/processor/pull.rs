@@ -21,7 +21,11 @@ const FLAG_COMMIT_OFFSET: i32 = 0x1;
 const FLAG_SUSPEND: i32 = 0x2;
 const FLAG_SUBSCRIPTION: i32 = 0x4;
 
-pub async fn pull_message(ctx: &BrokerContext, conn: &Connection, request: RemotingCommand) -> RemotingCommand {
+pub async fn pull_message(
+    ctx: &BrokerContext,
+    conn: &Connection,
+    request: RemotingCommand,
+) -> RemotingCommand {
     let ext = request.ext_fields.clone().unwrap_or_default();
     let header = match PullMessageRequestHeader::read_from(&ext) {
         Ok(h) => h,
@@ -58,16 +62,25 @@ fn check(
     h: &PullMessageRequestHeader,
 ) -> Result<(Arc<TopicConfig>, TagFilter), RemotingCommand> {
     if !is_readable(ctx.broker_permission()) {
-        let remark = format!("the broker[{}] pulling message is forbidden", ctx.config.broker_ip1);
+        let remark = format!(
+            "the broker[{}] pulling message is forbidden",
+            ctx.config.broker_ip1
+        );
         return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
     }
-    let group = ctx.groups.find_or_create(&h.consumer_group).map_err(|e| e.into_response(request))?;
+    let group = ctx
+        .groups
+        .find_or_create(&h.consumer_group)
+        .map_err(|e| e.into_response(request))?;
     if !group.consume_enable {
         let remark = format!("subscription group no permission, {}", h.consumer_group);
         return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
     }
     let Some(tc) = ctx.topics.select(&h.topic) else {
-        let remark = format!("topic[{}] not exist, apply first please! consumer: {}", h.topic, conn.peer);
+        let remark = format!(
+            "topic[{}] not exist, apply first please! consumer: {}",
+            h.topic, conn.peer
+        );
         return Err(refuse(request, ResponseCode::TOPIC_NOT_EXIST, remark));
     };
     if !is_readable(tc.perm) {
@@ -85,9 +98,16 @@ fn check(
     Ok((tc, filter))
 }
 
-fn subscription_filter(ctx: &BrokerContext, request: &RemotingCommand, h: &PullMessageRequestHeader) -> Result<TagFilter, RemotingCommand> {
+fn subscription_filter(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+    h: &PullMessageRequestHeader,
+) -> Result<TagFilter, RemotingCommand> {
     let (expression, expression_type) = if h.sys_flag & FLAG_SUBSCRIPTION != 0 {
-        (h.subscription.clone().unwrap_or_default(), h.expression_type.clone().unwrap_or_default())
+        (
+            h.subscription.clone().unwrap_or_default(),
+            h.expression_type.clone().unwrap_or_default(),
+        )
     } else {
         let Some(sub) = ctx.clients.subscription(&h.consumer_group, &h.topic) else {
             let code = ResponseCode::SUBSCRIPTION_NOT_EXIST;
@@ -99,13 +119,22 @@ fn subscription_filter(ctx: &BrokerContext, request: &RemotingCommand, h: &PullM
             return Err(refuse(request, code, remark.to_string()));
         };
         if sub.sub_version < h.sub_version {
-            return Err(refuse(request, ResponseCode::SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest".into()));
+            return Err(refuse(
+                request,
+                ResponseCode::SUBSCRIPTION_NOT_LATEST,
+                "the consumer's subscription not latest".into(),
+            ));
         }
         (sub.sub_string.clone(), sub.expression_type.clone())
     };
     if !(expression_type.is_empty() || expression_type.eq_ignore_ascii_case("TAG")) {
-        let remark = format!("The broker does not support consumer to filter message by {expression_type}");
-        return Err(refuse(request, ResponseCode::SUBSCRIPTION_PARSE_FAILED, remark));
+        let remark =
+            format!("The broker does not support consumer to filter message by {expression_type}");
+        return Err(refuse(
+            request,
+            ResponseCode::SUBSCRIPTION_PARSE_FAILED,
+            remark,
+        ));
     }
     Ok(TagFilter::parse(&expression))
 }
@@ -132,19 +161,38 @@ async fn pull(
     filter: TagFilter,
 ) -> RemotingCommand {
     if h.sys_flag & FLAG_COMMIT_OFFSET != 0 && !ctx.config.is_slave() {
-        ctx.offsets.commit(&h.consumer_group, &h.topic, h.queue_id, h.commit_offset);
+        ctx.offsets
+            .commit(&h.consumer_group, &h.topic, h.queue_id, h.commit_offset);
     }
-    if let Some(reset) = ctx.offsets.take_reset(&h.consumer_group, &h.topic, h.queue_id) {
+    if let Some(reset) = ctx
+        .offsets
+        .take_reset(&h.consumer_group, &h.topic, h.queue_id)
+    {
         let min = ctx.store.min_offset_in_queue(&h.topic, h.queue_id);
         let max = ctx.store.max_offset_in_queue(&h.topic, h.queue_id);
-        let r = RemotingCommand::response_to(request, ResponseCode::PULL_OFFSET_MOVED.code(), Some("OFFSET_RESET".into()));
+        let r = RemotingCommand::response_to(
+            request,
+            ResponseCode::PULL_OFFSET_MOVED.code(),
+            Some("OFFSET_RESET".into()),
+        );
         return with_offsets(r, reset, min, max);
     }
-    let filter = if filter.all { None } else { Some(TagCodeFilter(filter)) };
+    let filter = if filter.all {
+        None
+    } else {
+        Some(TagCodeFilter(filter))
+    };
     let max_bytes = h.max_msg_bytes.filter(|b| *b > 0).unwrap_or(i32::MAX);
     let get = || {
         let dyn_filter = filter.as_ref().map(|f| f as &dyn MessageFilter);
-        ctx.store.get_message(&h.topic, h.queue_id, h.queue_offset, h.max_msg_nums.max(1), max_bytes, dyn_filter)
+        ctx.store.get_message(
+            &h.topic,
+            h.queue_id,
+            h.queue_offset,
+            h.max_msg_nums.max(1),
+            max_bytes,
+            dyn_filter,
+        )
     };
     let mut result = get();
     if h.sys_flag & FLAG_SUSPEND != 0 && response_code(&result, h) == ResponseCode::PULL_NOT_FOUND {
@@ -176,13 +224,21 @@ fn response_code(r: &GetMessageResult, h: &PullMessageRequestHeader) -> Response
     match r.status {
         FOUND => ResponseCode::SUCCESS,
         MESSAGE_WAS_REMOVING | NO_MATCHED_MESSAGE => ResponseCode::PULL_RETRY_IMMEDIATELY,
-        NO_MATCHED_LOGIC_QUEUE | NO_MESSAGE_IN_QUEUE if h.queue_offset != 0 => ResponseCode::PULL_OFFSET_MOVED,
-        NO_MATCHED_LOGIC_QUEUE | NO_MESSAGE_IN_QUEUE | OFFSET_FOUND_NULL | OFFSET_OVERFLOW_ONE => ResponseCode::PULL_NOT_FOUND,
+        NO_MATCHED_LOGIC_QUEUE | NO_MESSAGE_IN_QUEUE if h.queue_offset != 0 => {
+            ResponseCode::PULL_OFFSET_MOVED
+        }
+        NO_MATCHED_LOGIC_QUEUE | NO_MESSAGE_IN_QUEUE | OFFSET_FOUND_NULL | OFFSET_OVERFLOW_ONE => {
+            ResponseCode::PULL_NOT_FOUND
+        }
         OFFSET_OVERFLOW_BADLY | OFFSET_TOO_SMALL | OFFSET_RESET => ResponseCode::PULL_OFFSET_MOVED,
     }
 }
 
-fn respond(request: &RemotingCommand, h: &PullMessageRequestHeader, r: GetMessageResult) -> RemotingCommand {
+fn respond(
+    request: &RemotingCommand,
+    h: &PullMessageRequestHeader,
+    r: GetMessageResult,
+) -> RemotingCommand {
     let code = response_code(&r, h);
     let remark = format!("{:?}", r.status);
     let mut response = RemotingCommand::response_to(request, code.code(), Some(remark));

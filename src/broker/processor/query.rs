@@ -4,7 +4,9 @@
 use super::{read_header, success_with};
 use crate::broker::BrokerContext;
 use crate::remoting::command::Body;
-use crate::remoting::header::query_message::{QueryMessageRequestHeader, QueryMessageResponseHeader};
+use crate::remoting::header::query_message::{
+    QueryMessageRequestHeader, QueryMessageResponseHeader,
+};
 use crate::remoting::header::view_message::ViewMessageRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 
@@ -16,16 +18,32 @@ pub fn query_message(ctx: &BrokerContext, request: &RemotingCommand) -> Remoting
         Ok(h) => h,
         Err(r) => return r,
     };
-    let unique = request.ext("_UNIQUE_KEY_QUERY").is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    let max_num = if unique { DEFAULT_QUERY_MAX_NUM } else { h.max_num };
-    let r = ctx.store.query_message(&h.topic, &h.key, max_num, h.begin_timestamp, h.end_timestamp);
+    let unique = request
+        .ext("_UNIQUE_KEY_QUERY")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let max_num = if unique {
+        DEFAULT_QUERY_MAX_NUM
+    } else {
+        h.max_num
+    };
+    let r = ctx.store.query_message(
+        &h.topic,
+        &h.key,
+        max_num.max(0) as usize,
+        h.begin_timestamp,
+        h.end_timestamp,
+    );
     let header = QueryMessageResponseHeader {
         index_last_update_timestamp: r.index_last_update_timestamp,
         index_last_update_phyoffset: r.index_last_update_phyoffset,
     };
     if r.messages.is_empty() {
         let remark = "can not find message, maybe time range not correct";
-        let mut response = RemotingCommand::response_to(request, ResponseCode::QUERY_NOT_FOUND.code(), Some(remark.into()));
+        let mut response = RemotingCommand::response_to(
+            request,
+            ResponseCode::QUERY_NOT_FOUND.code(),
+            Some(remark.into()),
+        );
         crate::remoting::header::CommandHeader::write_to(&header, response.ext_mut());
         return response;
     }
@@ -38,7 +56,8 @@ pub fn view_message_by_id(ctx: &BrokerContext, request: &RemotingCommand) -> Rem
         Err(r) => return r,
     };
     match ctx.store.lookup_message_by_offset(h.offset) {
-        Some(record) => RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None).with_body(record),
+        Some(record) => RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
+            .with_body(record),
         None => {
             let remark = format!("can not find message by the offset, {}", h.offset);
             RemotingCommand::response_to(request, ResponseCode::SYSTEM_ERROR.code(), Some(remark))

@@ -10,10 +10,10 @@ use crate::broker::error::BrokerError;
 use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
 use crate::common::message::{
-    MULTI_TAGS_FLAG, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_TAGS, PROPERTY_TRANSACTION_PREPARED,
-    PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+    MULTI_TAGS_FLAG, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_TAGS,
+    PROPERTY_TRANSACTION_PREPARED, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
 };
-use crate::common::properties::MessageProperties;
+use crate::common::properties::Properties as MessageProperties;
 use crate::common::tag::tag_hash;
 use crate::common::topic::{self, is_writeable, TopicConfig, PERM_READ, PERM_WRITE};
 use crate::remoting::header::send_message::SendMessageRequestHeader;
@@ -24,10 +24,18 @@ use crate::store::message::{MessageBatchInput, MessageInput, PutMessageStatus};
 
 /// Java's cap on the properties string (stored as int16).
 const MAX_PROPERTIES_LENGTH: usize = i16::MAX as usize;
-const FAQ_TOPIC_NOT_EXIST: &str = "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.";
+const FAQ_TOPIC_NOT_EXIST: &str =
+    "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.";
 
-pub async fn send_message(ctx: &BrokerContext, conn: &Connection, request: RemotingCommand) -> RemotingCommand {
-    let header = match SendMessageRequestHeader::read_for_code(request.code, request.ext_fields.as_ref().unwrap_or(&Default::default())) {
+pub async fn send_message(
+    ctx: &BrokerContext,
+    conn: &Connection,
+    request: RemotingCommand,
+) -> RemotingCommand {
+    let header = match SendMessageRequestHeader::read_for_code(
+        request.code,
+        request.ext_fields.as_ref().unwrap_or(&Default::default()),
+    ) {
         Ok(h) => h,
         Err(e) => return with_trace_keys(ctx, BrokerError::from(e).into_response(&request)),
     };
@@ -45,7 +53,11 @@ fn with_trace_keys(ctx: &BrokerContext, mut response: RemotingCommand) -> Remoti
     response
 }
 
-fn refuse(request: &RemotingCommand, code: ResponseCode, remark: impl Into<String>) -> RemotingCommand {
+fn refuse(
+    request: &RemotingCommand,
+    code: ResponseCode,
+    remark: impl Into<String>,
+) -> RemotingCommand {
     BrokerError::refused(code, remark).into_response(request)
 }
 
@@ -70,7 +82,10 @@ async fn check_and_put(
             return Err(refuse(
                 request,
                 ResponseCode::MESSAGE_ILLEGAL,
-                format!("batch request does not support retry group {}", header.topic),
+                format!(
+                    "batch request does not support retry group {}",
+                    header.topic
+                ),
             ));
         }
         let batch = MessageBatchInput {
@@ -105,11 +120,18 @@ fn check_message(
         return Err(refuse(
             request,
             ResponseCode::NO_PERMISSION,
-            format!("the broker[{}] sending message is forbidden", ctx.config.broker_ip1),
+            format!(
+                "the broker[{}] sending message is forbidden",
+                ctx.config.broker_ip1
+            ),
         ));
     }
     if let Err(e) = topic::validate_topic(&header.topic) {
-        return Err(refuse(request, ResponseCode::INVALID_PARAMETER, e.to_string()));
+        return Err(refuse(
+            request,
+            ResponseCode::INVALID_PARAMETER,
+            e.to_string(),
+        ));
     }
     if topic::is_not_allowed_send_topic(&header.topic) {
         return Err(refuse(
@@ -123,7 +145,10 @@ fn check_message(
         return Err(refuse(
             request,
             ResponseCode::TOPIC_NOT_EXIST,
-            format!("topic[{}] not exist, apply first please!{FAQ_TOPIC_NOT_EXIST}", header.topic),
+            format!(
+                "topic[{}] not exist, apply first please!{FAQ_TOPIC_NOT_EXIST}",
+                header.topic
+            ),
         ));
     };
     let limit = tc.write_queue_nums.max(tc.read_queue_nums);
@@ -133,9 +158,7 @@ fn check_message(
             ResponseCode::INVALID_PARAMETER,
             format!(
                 "request queueId[{}] is illegal, {:?} Producer: {}",
-                header.queue_id,
-                *tc,
-                conn.peer
+                header.queue_id, *tc, conn.peer
             ),
         ));
     }
@@ -158,11 +181,24 @@ fn lookup_or_create_topic(
         return Ok(Some(tc));
     }
     let created = if topic::is_retry_topic(&header.topic) {
-        Some(ctx.topics.create_if_absent(&header.topic, 1, PERM_READ | PERM_WRITE, 0).map_err(internal)?)
+        Some(
+            ctx.topics
+                .create_if_absent(&header.topic, 1, PERM_READ | PERM_WRITE, 0)
+                .map_err(internal)?,
+        )
     } else {
-        let sys_flag = if header.unit_mode.unwrap_or(false) { 1 } else { 0 };
+        let sys_flag = if header.unit_mode.unwrap_or(false) {
+            1
+        } else {
+            0
+        };
         ctx.topics
-            .create_from_template(&header.topic, &header.default_topic, header.default_topic_queue_nums, sys_flag)
+            .create_from_template(
+                &header.topic,
+                &header.default_topic,
+                header.default_topic_queue_nums,
+                sys_flag,
+            )
             .map_err(internal)?
     };
     if let Some(tc) = &created {
@@ -194,7 +230,11 @@ fn build_message(
             "transactional (half) messages are not supported by this rmqd broker yet",
         ));
     }
-    if props.get(PROPERTY_DELAY_TIME_LEVEL).and_then(|l| l.parse::<i32>().ok()).is_some_and(|l| l > 0) {
+    if props
+        .get(PROPERTY_DELAY_TIME_LEVEL)
+        .and_then(|l| l.parse::<i32>().ok())
+        .is_some_and(|l| l > 0)
+    {
         return Err(refuse(
             request,
             ResponseCode::MESSAGE_ILLEGAL,
@@ -202,7 +242,10 @@ fn build_message(
         ));
     }
     if !props.contains(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) {
-        props.insert(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX, new_uniq_id(ctx.store_host));
+        props.insert(
+            PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+            new_uniq_id(ctx.store_host),
+        );
     }
     props.insert(PROPERTY_CLUSTER, ctx.config.broker_cluster_name.clone());
     let properties = props.encode();
@@ -261,7 +304,15 @@ fn put_result_response(
         UNKNOWN_ERROR => (ResponseCode::SYSTEM_ERROR, Some("UNKNOWN_ERROR".to_string())),
     };
     let mut response = RemotingCommand::response_to(request, code.code(), remark);
-    if let Some(append) = result.append.filter(|_| matches!(code, ResponseCode::SUCCESS | ResponseCode::FLUSH_DISK_TIMEOUT | ResponseCode::FLUSH_SLAVE_TIMEOUT | ResponseCode::SLAVE_NOT_AVAILABLE)) {
+    if let Some(append) = result.append.filter(|_| {
+        matches!(
+            code,
+            ResponseCode::SUCCESS
+                | ResponseCode::FLUSH_DISK_TIMEOUT
+                | ResponseCode::FLUSH_SLAVE_TIMEOUT
+                | ResponseCode::SLAVE_NOT_AVAILABLE
+        )
+    }) {
         let header = SendMessageResponseHeader {
             msg_id: append.msg_id,
             queue_id,
@@ -286,7 +337,10 @@ fn new_uniq_id(host: SocketAddr) -> String {
     static START: OnceLock<(u32, u128)> = OnceLock::new();
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let (pid, start) = *START.get_or_init(|| {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
         (std::process::id(), now)
     });
     let ip: [u8; 4] = match host {
@@ -297,5 +351,12 @@ fn new_uniq_id(host: SocketAddr) -> String {
         }
     };
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("{:08X}{:04X}{:08X}{:08X}{:04X}", u32::from_be_bytes(ip), pid as u16, start as u32, (start >> 32) as u32 ^ n, n as u16)
+    format!(
+        "{:08X}{:04X}{:08X}{:08X}{:04X}",
+        u32::from_be_bytes(ip),
+        pid as u16,
+        start as u32,
+        (start >> 32) as u32 ^ n,
+        n as u16
+    )
 }

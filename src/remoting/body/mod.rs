@@ -4,27 +4,27 @@
 //! list) live in their own files on the namesrv side.
 
 pub mod cluster_info;
-pub mod data_version;
-pub mod kv_table;
-pub mod register_broker;
-pub mod topic_list;
-pub mod topic_route;
 pub mod connection;
 pub mod consume_stats;
 pub mod consumer_connection;
 pub mod consumer_list;
 pub mod consumer_running_info;
+pub mod data_version;
 pub mod fastjson;
 pub mod group_list;
 pub mod heartbeat;
+pub mod kv_table;
 pub mod lock_batch;
 pub mod properties_text;
 pub mod query_consume_queue;
+pub mod register_broker;
 pub mod reset_offset_body;
 pub mod subscription_data;
 pub mod subscription_group;
 pub mod topic_config_and_queue_mapping;
 pub mod topic_config_wrapper;
+pub mod topic_list;
+pub mod topic_route;
 pub mod topic_stats_table;
 
 pub use connection::{Connection, ProducerConnection};
