@@ -1,0 +1,71 @@
+# shellcheck shell=bash
+# compat-tests/mqadmin.sh — mqadmin checks (real org.apache.rocketmq.tools.command.MQAdminStartup) against one
+# broker. Sourced by run.sh after lib.sh; needs `record <id> <client> <status> <ms> <detail>` from run.sh.
+# MQAdminStartup exits 0 even when the command fails, so every check asserts on the OUTPUT: an expected regex
+# must match and no exception / usage text may appear.
+
+MQA_BAD='Exception|command failed|^usage: |Usage: mqadmin|ERROR'
+
+# mqa_check <id> <expected-ERE> <subcommand> [args...]
+mqa_check() {
+  local id=$1 re=$2; shift 2
+  local t0=$SECONDS out f="$MQA_OUT/$id.out" detail
+  out=$(mqadmin "$@" | grep -v '^SLF4J')
+  printf '$ mqadmin %s\n%s\n' "$*" "$out" > "$f"
+  local ms=$(( (SECONDS - t0) * 1000 ))
+  if printf '%s\n' "$out" | grep -Eq -- "$re" && ! printf '%s\n' "$out" | grep -Eq -- "$MQA_BAD"; then
+    record "$id" mqadmin PASS "$ms" "mqadmin $1: output matches /$re/"
+    MQA_LAST="$out"; return 0
+  fi
+  detail=$(printf '%s\n' "$out" | grep -E -m2 -- "$MQA_BAD" | tr '\n' ' ' | cut -c1-300)
+  [ -n "$detail" ] || detail="expected /$re/ not found; output: $(printf '%s' "$out" | head -c 300 | tr '\n' ' ')"
+  record "$id" mqadmin FAIL "$ms" "mqadmin $*: $detail"
+  MQA_LAST="$out"; return 1
+}
+
+# mqadmin_suite <broker_addr> <run_id>
+# Starts a helper JVM (compat.Main HOLD) that keeps a producer + consumer online on MQA_<run_id>, then runs the checks.
+mqadmin_suite() {
+  local A=$1 rid=$2 port=${1##*:}
+  local T="MQA_$rid" G="MQAG_$rid" P="MQAP_$rid" XT="MQAX_$rid" XG="MQAXG_$rid"
+  MQA_OUT="$RUN_DIR/mqadmin-$rid"; mkdir -p "$MQA_OUT"
+  java_scenarios -Dcompat.holdSeconds=240 -- --broker-addr "$A" --broker-name "$BROKER_NAME" --only HOLD --run-id "$rid" \
+    > "$MQA_OUT/hold.out" 2>&1 &
+  local hold=$!
+  if ! wait_log "$MQA_OUT/hold.out" 'HOLD-READY|"status":"FAIL"' 90 "$hold" || grep -q '"status":"FAIL"' "$MQA_OUT/hold.out"; then
+    log "mqadmin helper (producer/consumer) did not come up: $(grep -m1 '"id"' "$MQA_OUT/hold.out" | cut -c1-300)"
+  fi
+  mqa_check M01 "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:$port" clusterList
+  mqa_check M02 'brokerVersionDesc +:' brokerStatus -b "$A"
+  mqa_check M03 "^$T\$" topicList
+  mqa_check M04 "\"127\.0\.0\.1:$port\"" topicRoute -t "$T"
+  mqa_check M05 "^$BROKER_NAME +0 +[0-9]+ +[0-9]+" topicStatus -t "$T"
+  mqa_check M06 "create topic to 127\.0\.0\.1:$port success" updateTopic -b "$A" -t "$XT" -r 2 -w 2
+  mqa_check M07 "delete topic \[$XT\] from cluster \[$CLUSTER_NAME\] success" deleteTopic -c "$CLUSTER_NAME" -t "$XT"
+  mqa_check M08 "create subscription group to 127\.0\.0\.1:$port success" updateSubGroup -b "$A" -g "$XG"
+  mqa_check M09 "delete subscription group \[$XG\] from broker \[127\.0\.0\.1:$port\] success" deleteSubGroup -b "$A" -g "$XG"
+  mqa_check M10 "^brokerName *= *$BROKER_NAME" getBrokerConfig -b "$A"
+  if mqa_check M11 "update broker config success" updateBrokerConfig -b "$A" -k flushIntervalCommitLog -v 600; then
+    mqa_check M11b "^flushIntervalCommitLog *= *600" getBrokerConfig -b "$A"
+  fi
+  mqa_check M12 "^$T +$BROKER_NAME +0 +[0-9]+ +[0-9]+ +0 " consumerProgress -g "$G"
+  mqa_check M13 "@hold_$rid +127\.0\.0\.1:[0-9]+ +JAVA" consumerConnection -g "$G"
+  mqa_check M14 "@p_${P}_[0-9]+ +127\.0\.0\.1:[0-9]+ +JAVA" producerConnection -g "$P" -t "$T"
+  local id="" off=""
+  if mqa_check M15 "SEND_OK" sendMessage -t "$T" -p "mqadmin body $rid" -k "mqakey_$rid" -c mqatag; then
+    id=$(printf '%s\n' "$MQA_LAST" | awk '/SEND_OK/{print $NF}' | tail -1)
+  fi
+  sleep 1 # index dispatch
+  mqa_check M16 "^${id:-NO_ID} " queryMsgByKey -t "$T" -k "mqakey_$rid"
+  if mqa_check M17 "Keys: +\[mqakey_$rid\]" queryMsgByUniqueKey -t "$T" -i "${id:-NO_ID}"; then
+    off=$(printf '%s\n' "$MQA_LAST" | awk '/^OffsetID:/{print $2; exit}')
+  fi
+  mqa_check M18 "Keys: +\[mqakey_$rid\]" queryMsgById -t "$T" -i "${off:-NO_OFFSET_ID}"
+  mqa_check M19 "Queue Offset: +0" queryMsgByOffset -t "$T" -b "$BROKER_NAME" -i 0 -o 0
+  mqa_check M20 "^MSGID: [0-9A-F]+ MessageExt \[brokerName=$BROKER_NAME, queueId=0" printMsg -t "$T"
+  mqa_check M21 "^$BROKER_NAME +0 +[0-9]+" resetOffsetByTime -g "$G" -t "$T" -s now
+  mqa_check M22 "Consume ok" consumeMessage -t "$T" -c 2
+  mqa_check M23 "^max: [0-9]+, min: 0" queryCq -t "$T" -q 0 -i 0 -c 2
+  mqa_check M24 "^$T +$G " statsAll -t "$T"
+  stop "$hold" TERM 10
+}

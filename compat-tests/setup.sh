@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# compat-tests/setup.sh — resolve the real RocketMQ Java artifacts from Maven Central and compile the scenario
+# runner. Idempotent: a second run with a warm ~/.m2 and unchanged sources does nothing but check (~1 s).
+#
+# Produces: compat-tests/java/target/cp.txt        (classpath: namesrv, broker, client, tools [+ example])
+#           compat-tests/java/target/classes/compat (compat.Main, compat.DecodeCheck)
+#           compat-tests/java/target/rocketmq.version
+# Env: ROCKETMQ_VERSION (default: try 5.5.1 once, else 5.3.3), MVN (default mvn), COMPAT_SETUP_FORCE=1 rebuilds.
+set -euo pipefail
+COMPAT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+JAVA_DIR="$COMPAT_DIR/java"
+T="$JAVA_DIR/target"
+MVN=${MVN:-mvn}
+mkdir -p "$T" "$COMPAT_DIR/.run"
+LOG="$COMPAT_DIR/.run/setup.log"
+t0=$SECONDS
+
+command -v java >/dev/null || { echo "setup: java not found (need JDK 17)" >&2; exit 1; }
+command -v "$MVN" >/dev/null || { echo "setup: mvn not found (need Maven 3.8+)" >&2; exit 1; }
+
+# Fingerprint of everything that affects the build.
+fp=$( (cat "$JAVA_DIR/pom.xml"; find "$JAVA_DIR/src" -type f -name '*.java' -print0 | sort -z | xargs -0 cat; echo "${ROCKETMQ_VERSION:-}") | sha256sum | cut -c1-16)
+if [ "${COMPAT_SETUP_FORCE:-0}" != 1 ] && [ -s "$T/cp.txt" ] && [ -f "$T/.fingerprint" ] && [ "$(cat "$T/.fingerprint")" = "$fp" ] \
+   && [ -f "$T/classes/compat/Main.class" ]; then
+  missing=0
+  tr ':' '\n' < "$T/cp.txt" | while read -r j; do [ -f "$j" ] || { echo "missing $j"; exit 1; }; done || missing=1
+  if [ $missing = 0 ]; then
+    echo "setup: up to date (rocketmq $(cat "$T/rocketmq.version"), $((SECONDS - t0)) s)"
+    exit 0
+  fi
+fi
+
+build() { # build <version> [extra mvn args]
+  local v=$1; shift
+  echo "setup: resolving rocketmq $v and compiling scenarios ..." >&2
+  "$MVN" -B -q -Drocketmq.version="$v" "$@" package >> "$LOG" 2>&1
+}
+
+: > "$LOG"
+chosen=""
+if [ -n "${ROCKETMQ_VERSION:-}" ]; then
+  build "$ROCKETMQ_VERSION" -f "$JAVA_DIR/pom.xml" && chosen=$ROCKETMQ_VERSION
+else
+  # 5.5.1 is the newest release, but Maven Central (as reachable here) did not serve all of its module jars
+  # when this was written (rocketmq-client/-namesrv/-tools 5.5.1 missing); fall back to 5.3.3.
+  for v in 5.5.1 5.3.3; do
+    if build "$v" -f "$JAVA_DIR/pom.xml"; then chosen=$v; break; fi
+    echo "setup: rocketmq $v did not resolve (see $LOG)" >&2
+  done
+fi
+[ -n "$chosen" ] || { echo "setup: FAILED, see $LOG" >&2; tail -20 "$LOG" >&2; exit 1; }
+
+# Optional: benchmark tools (rocketmq-example) — only served for some versions.
+if "$MVN" -B -q -f "$JAVA_DIR/pom.xml" -Drocketmq.version="$chosen" -Pwith-example dependency:build-classpath \
+     -Dmdep.outputFile="$T/cp-example.txt" >> "$LOG" 2>&1; then
+  cp "$T/cp-example.txt" "$T/cp.txt"; echo "setup: rocketmq-example $chosen resolved (benchmark tools available)" >&2
+else
+  rm -f "$T/cp-example.txt"; echo "setup: rocketmq-example $chosen not available; benchmark tools skipped" >&2
+fi
+echo "$chosen" > "$T/rocketmq.version"
+echo "$fp" > "$T/.fingerprint"
+echo "setup: done (rocketmq $chosen, $(tr ':' '\n' < "$T/cp.txt" | wc -l) jars, $((SECONDS - t0)) s)"
