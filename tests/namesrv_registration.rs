@@ -38,6 +38,7 @@ async fn registers_with_every_namesrv_and_unregisters_on_stop() {
     assert_eq!(results.len(), 3);
     let ok = results.iter().filter(|(_, r)| r.is_ok()).count();
     assert_eq!(ok, 2, "{results:?}");
+    assert_eq!(svc.last_result().unwrap().master_addr, None);
     for ns in [&ns1, &ns2] {
         let r = ns
             .process(0, peer(), route_request("TopicTest", 479))

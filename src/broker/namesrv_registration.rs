@@ -116,6 +116,9 @@ struct Shared {
     nudge: Notify,
     /// Serializes registrations so a periodic and an on-demand one do not interleave.
     in_flight: AsyncMutex<()>,
+    /// The first successful answer of the latest round (Java's `handleRegisterBrokerResult`
+    /// uses the first result: master address for slaves, order topic config).
+    last: parking_lot::Mutex<Option<RegisterBrokerResult>>,
 }
 
 /// The registration service. `start` spawns the periodic task; `stop` ends it and unregisters.
@@ -139,6 +142,7 @@ impl NamesrvRegistrationService {
                 topics,
                 nudge: Notify::new(),
                 in_flight: AsyncMutex::new(()),
+                last: parking_lot::Mutex::new(None),
             }),
             stop,
             task: parking_lot::Mutex::new(None),
@@ -178,6 +182,11 @@ impl NamesrvRegistrationService {
         &self,
     ) -> Vec<(String, Result<RegisterBrokerResult, RegistrationError>)> {
         register_all(&self.shared).await
+    }
+
+    /// The first successful answer of the latest registration round, if any.
+    pub fn last_result(&self) -> Option<RegisterBrokerResult> {
+        self.shared.last.lock().clone()
     }
 
     /// Stops the periodic task, then sends UNREGISTER_BROKER to every NameServer.
@@ -247,6 +256,9 @@ async fn register_all(
         if let Ok(pair) = joined {
             out.push(pair);
         }
+    }
+    if let Some(first) = out.iter().find_map(|(_, r)| r.as_ref().ok()) {
+        *shared.last.lock() = Some(first.clone());
     }
     out
 }
