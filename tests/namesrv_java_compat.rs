@@ -333,3 +333,26 @@ async fn same_admin_answers_as_the_java_namesrv() {
     let (j, o) = both(&client, &java, &ours, un).await;
     assert_same("unregister", &j, &o);
 }
+
+/// Manual harness for the real Java broker and mqadmin against our NameServer: serves ours on
+/// `RMQD_NAMESRV_SERVE=host:port` for `RMQD_NAMESRV_SERVE_SECS` seconds (default 60).
+/// `RMQD_NAMESRV_SERVE=127.0.0.1:19878 cargo test --test namesrv_java_compat serve -- --ignored`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn serve_ours_for_java_tools() {
+    let Ok(addr) = std::env::var("RMQD_NAMESRV_SERVE") else {
+        return;
+    };
+    let secs: u64 = std::env::var("RMQD_NAMESRV_SERVE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let dir = tempfile::tempdir().unwrap();
+    let ns = Arc::new(name_server(dir.path(), |_| {}));
+    serve_on(ns.clone(), &addr).await;
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    eprintln!(
+        "live brokers at the end: {:?}",
+        ns.route_info().live_brokers()
+    );
+}

@@ -86,7 +86,12 @@ pub fn body_text(cmd: &RemotingCommand) -> String {
 
 /// Serves `ns` on an ephemeral port: one task per connection, requests answered in order.
 pub async fn serve(ns: Arc<NameServer>) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve_on(ns, "127.0.0.1:0").await
+}
+
+/// Serves `ns` on `addr`.
+pub async fn serve_on(ns: Arc<NameServer>, addr: &str) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     let addr = listener.local_addr().unwrap();
     static CONN: AtomicU64 = AtomicU64::new(1);
     tokio::spawn(async move {
