@@ -124,3 +124,20 @@ fn slave_acting_master_when_the_master_leaves() {
     ns.process(2, peer(), register(&s, 2, topics())).unwrap();
     assert_eq!(route(&ns, "TopicTest").unwrap().queue_datas[0].perm, 4);
 }
+
+#[test]
+fn route_switches_follow_update_namesrv_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let ns = name_server(dir.path(), |_| {});
+    let cfg = broker_config("broker-a", 0, "10.0.0.1:10911");
+    ns.process(1, peer(), register(&cfg, 1, topics())).unwrap();
+    let mut up = request(318, 479, &[]);
+    up.body = b"deleteTopicWithBrokerRegistration=true\n".to_vec().into();
+    assert_eq!(ns.process(1, peer(), up).unwrap().code, 0);
+    let only = vec![
+        TopicConfig::new("TBW102", 8, 8, 7),
+        TopicConfig::new("Other", 1, 1, 6),
+    ];
+    ns.process(1, peer(), register(&cfg, 2, only)).unwrap();
+    assert!(route(&ns, "TopicTest").is_none());
+}

@@ -119,15 +119,20 @@ impl Default for RouteOptions {
 #[derive(Debug, Default)]
 pub struct RouteInfoManager {
     tables: RwLock<RouteTables>,
-    options: RouteOptions,
+    options: RwLock<RouteOptions>,
 }
 
 impl RouteInfoManager {
     pub fn new(options: RouteOptions) -> Self {
         Self {
             tables: RwLock::new(RouteTables::default()),
-            options,
+            options: RwLock::new(options),
         }
+    }
+
+    /// Replaces the behaviour switches (after UPDATE_NAMESRV_CONFIG).
+    pub fn set_options(&self, options: RouteOptions) {
+        *self.options.write() = options;
     }
 
     /// Java's `registerBroker`: `None` means "register broker failed" (a single-topic
@@ -195,7 +200,7 @@ impl RouteInfoManager {
         let timeout = reg
             .heartbeat_timeout_millis
             .map(|ms| Duration::from_millis(ms.max(0) as u64))
-            .unwrap_or(self.options.default_broker_expired_time);
+            .unwrap_or(self.options.read().default_broker_expired_time);
         let prev_live = t.broker_live_table.insert(
             key.clone(),
             BrokerLiveInfo {
@@ -245,7 +250,7 @@ impl RouteInfoManager {
     ) {
         let wrapper = &reg.topic_config_wrapper;
         let table = &wrapper.topic_config_table;
-        if self.options.delete_topic_with_broker_registration
+        if self.options.read().delete_topic_with_broker_registration
             && wrapper.topic_queue_mapping_info_map.is_empty()
         {
             let stale: Vec<String> = t

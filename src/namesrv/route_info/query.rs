@@ -38,7 +38,8 @@ impl RouteInfoManager {
             return None;
         }
         route.topic_queue_mapping_by_broker = t.topic_queue_mapping_info_table.get(topic).cloned();
-        if self.options.support_acting_master && !topic.starts_with(SYNC_BROKER_MEMBER_GROUP_PREFIX)
+        if self.options.read().support_acting_master
+            && !topic.starts_with(SYNC_BROKER_MEMBER_GROUP_PREFIX)
         {
             apply_acting_master(&mut route);
         }
