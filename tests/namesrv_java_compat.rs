@@ -337,6 +337,7 @@ async fn same_admin_answers_as_the_java_namesrv() {
 /// Manual harness for the real Java broker and mqadmin against our NameServer: serves ours on
 /// `RMQD_NAMESRV_SERVE=host:port` for `RMQD_NAMESRV_SERVE_SECS` seconds (default 60).
 /// `RMQD_NAMESRV_SERVE=127.0.0.1:19878 cargo test --test namesrv_java_compat serve -- --ignored`
+/// With `RMQD_NAMESRV_SERVE_SEED=1` a broker is registered first (for Go/Java client route checks).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
 async fn serve_ours_for_java_tools() {
@@ -349,6 +350,11 @@ async fn serve_ours_for_java_tools() {
         .unwrap_or(60);
     let dir = tempfile::tempdir().unwrap();
     let ns = Arc::new(name_server(dir.path(), |_| {}));
+    if std::env::var("RMQD_NAMESRV_SERVE_SEED").is_ok() {
+        // A registered broker-a (127.0.0.1:10911, TBW102 + TopicTest) for client route checks.
+        let cfg = broker_config("broker-a", 0, "127.0.0.1:10911");
+        ns.process(0, peer(), register(&cfg, 1, topics())).unwrap();
+    }
     serve_on(ns.clone(), &addr).await;
     tokio::time::sleep(Duration::from_secs(secs)).await;
     eprintln!(
