@@ -2,7 +2,9 @@
 //! `RMQD_JAVA_NAMESRV=host:port` names a running Java NameServer (see
 //! reference/compat-testing.md §1 for starting one); otherwise every test returns early.
 //! The same requests go to the Java NameServer over TCP and to ours in process; code, remark,
-//! response header keys and body bytes must match.
+//! response header keys and body bytes must match. Use a NameServer of your own: the test
+//! registers and unregisters brokers named `rmqd-compat-<pid>` / `rmqd-admin-<pid>` and leaves
+//! empty KV namespaces `RMQD_NS_<pid>` behind (Java has no request that removes a namespace).
 
 mod namesrv_support;
 
