@@ -6,8 +6,10 @@ pub mod dispatch;
 pub mod error;
 pub mod long_polling;
 pub mod metadata;
+pub mod namesrv_registration;
 pub mod periodic;
 pub mod processor;
+pub mod remoting_client;
 pub mod server;
 pub mod stats;
 

@@ -264,6 +264,14 @@ impl NamesrvConfig {
         Ok(unknown)
     }
 
+    /// Loads `namesrv.conf` text over the defaults; returns the config and the unknown keys
+    /// (to be logged, not fatal).
+    pub fn from_properties_text(text: &str) -> Result<(Self, Vec<String>), ConfigError> {
+        let mut config = Self::default();
+        let unknown = config.apply(&parse_properties(text))?;
+        Ok((config, unknown))
+    }
+
     /// The keys UPDATE_NAMESRV_CONFIG may not change (`configBlackList` plus Java's fixed ones).
     pub fn black_list(&self) -> Vec<String> {
         let mut keys: Vec<String> = [
@@ -411,6 +419,17 @@ mod tests {
                 ("esc".to_string(), "xA\ty".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn from_properties_text_reports_unknown_keys() {
+        let (c, unknown) =
+            NamesrvConfig::from_properties_text("listenPort=19876\nbrokerIP1=x\n").unwrap();
+        assert_eq!(
+            (c.listen_port, unknown),
+            (19876, vec!["brokerIP1".to_string()])
+        );
+        assert!(NamesrvConfig::from_properties_text("listenPort=x").is_err());
     }
 
     #[test]

@@ -110,8 +110,9 @@ fn bak_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Java's `MixAll.string2File`, made durable.
-fn write_with_bak(path: &Path, content: &[u8]) -> std::io::Result<()> {
+/// Java's `MixAll.string2File`, made durable: old content to `.bak`, new content to a temp
+/// file, fsync, rename, fsync the directory.
+pub(crate) fn write_with_bak(path: &Path, content: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)?;

@@ -34,13 +34,7 @@ pub struct NameServer {
 impl NameServer {
     /// Builds the tables and loads the KV config from `kvConfigPath`.
     pub fn new(config: NamesrvConfig) -> Self {
-        let options = RouteOptions {
-            default_broker_expired_time: Duration::from_millis(
-                config.broker_channel_expired_time.max(0) as u64,
-            ),
-            delete_topic_with_broker_registration: config.delete_topic_with_broker_registration,
-            support_acting_master: config.support_acting_master,
-        };
+        let options = route_options(&config);
         let kv = KvConfigManager::new(config.kv_config_path.clone());
         kv.load();
         Self {
@@ -114,13 +108,21 @@ impl NameServer {
         }
         let path = next.config_store_path.clone();
         let text = next.to_properties_text();
+        self.route.set_options(route_options(&next));
         *self.config.write() = next;
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        if let Err(e) = std::fs::write(&path, text) {
+        if let Err(e) = kv_config::write_with_bak(&path, text.as_bytes()) {
             tracing::error!(path = %path.display(), error = %e, "persist namesrv config failed");
         }
         Ok(())
+    }
+}
+
+fn route_options(config: &NamesrvConfig) -> RouteOptions {
+    RouteOptions {
+        default_broker_expired_time: Duration::from_millis(
+            config.broker_channel_expired_time.max(0) as u64,
+        ),
+        delete_topic_with_broker_registration: config.delete_topic_with_broker_registration,
+        support_acting_master: config.support_acting_master,
     }
 }

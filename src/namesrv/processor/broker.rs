@@ -112,7 +112,9 @@ pub(super) fn get_broker_member_group(ns: &NameServer, req: &RemotingCommand) ->
     let group = ns
         .route
         .broker_member_group(&h.cluster_name, &h.broker_name);
-    Ok(success(req).with_body(group.encode_response_body()))
+    // Java sets only the code here, so the remark of `createResponseCommand` stays.
+    let resp = success(req).with_remark("not set any response code");
+    Ok(resp.with_body(group.encode_response_body()))
 }
 
 /// QUERY_DATA_VERSION response: `changed`.

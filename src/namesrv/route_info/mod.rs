@@ -3,6 +3,9 @@
 //! (cluster, broker address) -> liveness, filter servers and static-topic mappings — behind one
 //! read/write lock.
 
+mod admin;
+mod query;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -10,12 +13,10 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 use serde_json::Value;
 
-use crate::common::topic::{is_writeable, TopicConfig, PERM_READ, PERM_WRITE};
-use crate::remoting::body::cluster_info::{BrokerMemberGroup, ClusterInfo};
+use crate::common::topic::{TopicConfig, PERM_WRITE};
 use crate::remoting::body::data_version::DataVersion;
 use crate::remoting::body::register_broker::TopicConfigSerializeWrapper;
-use crate::remoting::body::topic_list::TopicList;
-use crate::remoting::body::topic_route::{BrokerData, QueueData, TopicRouteData};
+use crate::remoting::body::topic_route::{BrokerData, QueueData};
 
 /// `MixAll.MASTER_ID`.
 pub const MASTER_ID: i64 = 0;
@@ -23,7 +24,7 @@ pub const MASTER_ID: i64 = 0;
 const FLAG_UNIT: i32 = 0x1;
 const FLAG_UNIT_SUB: i32 = 0x2;
 /// `TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX`.
-const SYNC_BROKER_MEMBER_GROUP_PREFIX: &str = "SYNC_BROKER_MEMBER_";
+const SYNC_BROKER_MEMBER_GROUP_PREFIX: &str = "rmq_sys_SYNC_BROKER_MEMBER_";
 
 /// `BrokerAddrInfo`: a broker address within a cluster, the liveness key.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -118,15 +119,20 @@ impl Default for RouteOptions {
 #[derive(Debug, Default)]
 pub struct RouteInfoManager {
     tables: RwLock<RouteTables>,
-    options: RouteOptions,
+    options: RwLock<RouteOptions>,
 }
 
 impl RouteInfoManager {
     pub fn new(options: RouteOptions) -> Self {
         Self {
             tables: RwLock::new(RouteTables::default()),
-            options,
+            options: RwLock::new(options),
         }
+    }
+
+    /// Replaces the behaviour switches (after UPDATE_NAMESRV_CONFIG).
+    pub fn set_options(&self, options: RouteOptions) {
+        *self.options.write() = options;
     }
 
     /// Java's `registerBroker`: `None` means "register broker failed" (a single-topic
@@ -194,7 +200,7 @@ impl RouteInfoManager {
         let timeout = reg
             .heartbeat_timeout_millis
             .map(|ms| Duration::from_millis(ms.max(0) as u64))
-            .unwrap_or(self.options.default_broker_expired_time);
+            .unwrap_or(self.options.read().default_broker_expired_time);
         let prev_live = t.broker_live_table.insert(
             key.clone(),
             BrokerLiveInfo {
@@ -244,7 +250,7 @@ impl RouteInfoManager {
     ) {
         let wrapper = &reg.topic_config_wrapper;
         let table = &wrapper.topic_config_table;
-        if self.options.delete_topic_with_broker_registration
+        if self.options.read().delete_topic_with_broker_registration
             && wrapper.topic_queue_mapping_info_map.is_empty()
         {
             let stale: Vec<String> = t
@@ -384,186 +390,6 @@ impl RouteInfoManager {
         }
     }
 
-    /// Java's `pickupTopicRouteData`; `None` when no queue or no broker hosts the topic.
-    pub fn pickup_topic_route_data(&self, topic: &str) -> Option<TopicRouteData> {
-        let t = self.tables.read();
-        let qds = t.topic_queue_table.get(topic)?;
-        let mut route = TopicRouteData {
-            queue_datas: qds.values().cloned().collect(),
-            ..TopicRouteData::default()
-        };
-        for name in qds.keys() {
-            let Some(bd) = t.broker_addr_table.get(name) else {
-                continue;
-            };
-            if !t.filter_server_table.is_empty() {
-                for addr in bd.broker_addrs.values() {
-                    let key = BrokerAddrInfo::new(&bd.cluster, addr);
-                    if let Some(list) = t.filter_server_table.get(&key) {
-                        route.filter_server_table.insert(addr.clone(), list.clone());
-                    }
-                }
-            }
-            route.broker_datas.push(bd.clone());
-        }
-        if route.broker_datas.is_empty() {
-            return None;
-        }
-        route.topic_queue_mapping_by_broker = t.topic_queue_mapping_info_table.get(topic).cloned();
-        if self.options.support_acting_master && !topic.starts_with(SYNC_BROKER_MEMBER_GROUP_PREFIX)
-        {
-            apply_acting_master(&mut route);
-        }
-        Some(route)
-    }
-
-    pub fn cluster_info(&self) -> ClusterInfo {
-        let t = self.tables.read();
-        ClusterInfo {
-            broker_addr_table: t.broker_addr_table.clone(),
-            cluster_addr_table: t.cluster_addr_table.clone(),
-        }
-    }
-
-    pub fn all_topic_list(&self) -> TopicList {
-        TopicList {
-            broker_addr: None,
-            topic_list: self
-                .tables
-                .read()
-                .topic_queue_table
-                .keys()
-                .cloned()
-                .collect(),
-        }
-    }
-
-    /// Java's `getSystemTopicList`: cluster names and broker names, plus one broker address.
-    pub fn system_topic_list(&self) -> TopicList {
-        let t = self.tables.read();
-        let mut list = TopicList::default();
-        for (cluster, names) in &t.cluster_addr_table {
-            list.topic_list.push(cluster.clone());
-            list.topic_list.extend(names.iter().cloned());
-        }
-        list.broker_addr = t
-            .broker_addr_table
-            .values()
-            .find_map(|bd| bd.broker_addrs.values().next().cloned());
-        list
-    }
-
-    pub fn topics_by_cluster(&self, cluster: &str) -> TopicList {
-        let t = self.tables.read();
-        let mut topics = BTreeSet::new();
-        for name in t.cluster_addr_table.get(cluster).into_iter().flatten() {
-            for (topic, qds) in &t.topic_queue_table {
-                if qds.contains_key(name) {
-                    topics.insert(topic.clone());
-                }
-            }
-        }
-        TopicList {
-            broker_addr: None,
-            topic_list: topics.into_iter().collect(),
-        }
-    }
-
-    /// Topics whose first QueueData's sysflag satisfies `pred` (the unit topic lists).
-    pub fn topics_by_sys_flag(&self, pred: impl Fn(i32) -> bool) -> TopicList {
-        let t = self.tables.read();
-        let topic_list = t
-            .topic_queue_table
-            .iter()
-            .filter(|(_, qds)| qds.values().next().is_some_and(|q| pred(q.topic_sys_flag)))
-            .map(|(topic, _)| topic.clone())
-            .collect();
-        TopicList {
-            broker_addr: None,
-            topic_list,
-        }
-    }
-
-    pub fn unit_topics(&self) -> TopicList {
-        self.topics_by_sys_flag(|f| f & FLAG_UNIT != 0)
-    }
-
-    pub fn has_unit_sub_topics(&self) -> TopicList {
-        self.topics_by_sys_flag(|f| f & FLAG_UNIT_SUB != 0)
-    }
-
-    pub fn has_unit_sub_un_unit_topics(&self) -> TopicList {
-        self.topics_by_sys_flag(|f| f & FLAG_UNIT == 0 && f & FLAG_UNIT_SUB != 0)
-    }
-
-    /// DELETE_TOPIC_IN_NAMESRV without a cluster: the whole route goes.
-    pub fn delete_topic(&self, topic: &str) {
-        self.tables.write().topic_queue_table.remove(topic);
-    }
-
-    /// DELETE_TOPIC_IN_NAMESRV with a cluster: only that cluster's brokers' queues go.
-    pub fn delete_topic_in_cluster(&self, topic: &str, cluster: &str) {
-        let mut t = self.tables.write();
-        let names: Vec<String> = match t.cluster_addr_table.get(cluster) {
-            Some(n) => n.iter().cloned().collect(),
-            None => return,
-        };
-        for name in names {
-            remove_queue_data(&mut t, topic, &name);
-        }
-    }
-
-    /// REGISTER_TOPIC_IN_NAMESRV: every QueueData must name a known broker, else nothing changes.
-    pub fn register_topic(&self, topic: &str, queue_datas: &[QueueData]) {
-        let mut t = self.tables.write();
-        if queue_datas.is_empty()
-            || queue_datas
-                .iter()
-                .any(|q| !t.broker_addr_table.contains_key(&q.broker_name))
-        {
-            return;
-        }
-        let map = t.topic_queue_table.entry(topic.to_string()).or_default();
-        for q in queue_datas {
-            map.insert(q.broker_name.clone(), q.clone());
-        }
-    }
-
-    /// WIPE_WRITE_PERM_OF_BROKER: clears the write bit on every topic of the broker; the count.
-    pub fn wipe_write_perm_of_broker(&self, broker_name: &str) -> i32 {
-        self.operate_write_perm(broker_name, |perm| perm & !PERM_WRITE)
-    }
-
-    /// ADD_WRITE_PERM_OF_BROKER: sets perm to read|write on every topic of the broker; the count.
-    pub fn add_write_perm_of_broker(&self, broker_name: &str) -> i32 {
-        self.operate_write_perm(broker_name, |_| PERM_READ | PERM_WRITE)
-    }
-
-    fn operate_write_perm(&self, broker_name: &str, f: impl Fn(i32) -> i32) -> i32 {
-        let mut t = self.tables.write();
-        let mut count = 0;
-        for qds in t.topic_queue_table.values_mut() {
-            if let Some(qd) = qds.get_mut(broker_name) {
-                qd.perm = f(qd.perm);
-                count += 1;
-            }
-        }
-        count
-    }
-
-    pub fn broker_member_group(&self, cluster: &str, broker_name: &str) -> BrokerMemberGroup {
-        let t = self.tables.read();
-        BrokerMemberGroup {
-            broker_addrs: t
-                .broker_addr_table
-                .get(broker_name)
-                .map(|bd| bd.broker_addrs.clone())
-                .unwrap_or_default(),
-            broker_name: broker_name.to_string(),
-            cluster: cluster.to_string(),
-        }
-    }
-
     /// The DataVersion the broker last registered with.
     pub fn query_broker_topic_config(
         &self,
@@ -658,37 +484,6 @@ fn wipe_write_if_no_master(t: &mut RouteTables, broker_name: &str) {
     for qds in t.topic_queue_table.values_mut() {
         if let Some(qd) = qds.get_mut(broker_name) {
             qd.perm &= !PERM_WRITE;
-        }
-    }
-}
-
-/// `supportActingMaster`: a masterless, read-only broker group presents its smallest id as 0.
-fn apply_acting_master(route: &mut TopicRouteData) {
-    let need = route
-        .broker_datas
-        .iter()
-        .any(|bd| !bd.broker_addrs.is_empty() && !bd.broker_addrs.contains_key(&MASTER_ID));
-    if !need {
-        return;
-    }
-    for bd in &mut route.broker_datas {
-        if bd.broker_addrs.is_empty()
-            || bd.broker_addrs.contains_key(&MASTER_ID)
-            || !bd.enable_acting_master
-        {
-            continue;
-        }
-        let read_only = route
-            .queue_datas
-            .iter()
-            .find(|q| q.broker_name == bd.broker_name)
-            .is_some_and(|q| !is_writeable(q.perm));
-        if read_only {
-            if let Some((&min_id, _)) = bd.broker_addrs.iter().next() {
-                if let Some(addr) = bd.broker_addrs.remove(&min_id) {
-                    bd.broker_addrs.insert(MASTER_ID, addr);
-                }
-            }
         }
     }
 }
