@@ -79,7 +79,10 @@ public class JavaSide {
                     Map<String, String> up = props(pr.replace("{i}", is));
                     up.forEach(m::putUserProperty);
                     long before = System.currentTimeMillis();
-                    SendResult r = p.send(m, 10_000);
+                    SendResult r = null;
+                    for (int attempt = 1; ; attempt++) { // same Message object => same UNIQ_KEY on retry (consumers dedup)
+                        try { r = p.send(m, 10_000); break; } catch (Exception e) { if (attempt >= 3) throw e; Thread.sleep(500); }
+                    }
                     long after = System.currentTimeMillis();
                     if (r.getSendStatus() != SendStatus.SEND_OK) throw new IllegalStateException("status " + r.getSendStatus());
                     sent++;
