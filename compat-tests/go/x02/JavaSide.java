@@ -141,12 +141,38 @@ public class JavaSide {
             });
             c.start();
             long end = System.currentTimeMillis() + timeout;
-            synchronized (lock) {
-                while (seen.size() < expect && System.currentTimeMillis() < end) lock.wait(200);
+            String untilFile = o.get("until-file");
+            String st;
+            if (untilFile != null) { // X01 mode: run until the driver creates the file; report owned queues on change
+                String last = "";
+                boolean appeared = false;
+                while (System.currentTimeMillis() < end) {
+                    if (new java.io.File(untilFile).exists()) { appeared = true; break; }
+                    TreeSet<Integer> qs = new TreeSet<>();
+                    for (org.apache.rocketmq.common.message.MessageQueue mq
+                        : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().keySet()) {
+                        if (mq.getTopic().equals(topic)) qs.add(mq.getQueueId());
+                    }
+                    String cur = qs.toString().replace(" ", "");
+                    if (!cur.equals(last)) {
+                        last = cur;
+                        synchronized (lock) {
+                            System.out.println("{\"event\":\"queues\",\"client\":\"java\",\"topic\":" + q(topic) + ",\"queues\":" + cur
+                                + ",\"ms\":" + (System.currentTimeMillis() - t0) + "}");
+                        }
+                    }
+                    Thread.sleep(100);
+                }
+                c.shutdown();
+                st = appeared ? "PASS" : "FAIL";
+            } else {
+                synchronized (lock) {
+                    while (seen.size() < expect && System.currentTimeMillis() < end) lock.wait(200);
+                }
+                if (seen.size() >= expect) Thread.sleep(1000);
+                c.shutdown();
+                st = seen.size() == expect ? "PASS" : "FAIL";
             }
-            if (seen.size() >= expect) Thread.sleep(1000);
-            c.shutdown();
-            String st = seen.size() == expect ? "PASS" : "FAIL";
             System.out.println("{\"event\":\"done\",\"client\":\"java\",\"role\":\"consume\",\"topic\":" + q(topic) + ",\"group\":" + q(group)
                 + ",\"received\":" + seen.size() + ",\"expected\":" + expect + ",\"status\":\"" + st + "\",\"ms\":" + (System.currentTimeMillis() - t0) + "}");
             System.exit("PASS".equals(st) ? 0 : 1);
