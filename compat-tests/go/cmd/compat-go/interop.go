@@ -20,8 +20,9 @@ import (
 )
 
 func printJSON(v interface{}) {
-	b, _ := json.Marshal(v)
-	fmt.Println(string(b))
+	e := json.NewEncoder(os.Stdout) // one line, newline-terminated
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
 }
 
 func bodyFields(out map[string]interface{}, b []byte) {

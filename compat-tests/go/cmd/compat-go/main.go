@@ -57,8 +57,11 @@ func emit(id, status string, ms int64, detail string) {
 }
 
 func jstr(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func setupLog(path string) {
@@ -94,7 +97,7 @@ func main() {
 	fs.StringVar(&cfg.ns, "ns", "127.0.0.1:9876", "NameServer address")
 	fs.StringVar(&cfg.broker, "broker", "127.0.0.1:20911", "broker address (topics are created there)")
 	fs.StringVar(&cfg.brokerName, "broker-name", "broker-a", "broker name")
-	run := fs.String("run", "G01,G02,G03,G04,G09", "comma-separated scenario ids, or 'all'")
+	run := fs.String("run", "ci", "comma-separated scenario ids, 'ci' (G01-G09) or 'all' (adds G10)")
 	fs.StringVar(&cfg.runID, "run-id", "", "suffix for unique topic/group names (default: unix seconds)")
 	fs.Float64Var(&cfg.scale, "timeout-scale", 1.0, "multiply every per-scenario timeout")
 	logPath := fs.String("log", "", "Go client log file (default $TMPDIR/compat-go-<runid>.log)")
@@ -104,6 +107,9 @@ func main() {
 	}
 	setupLog(*logPath)
 
+	if strings.EqualFold(*run, "ci") {
+		*run = "G01,G02,G03,G04,G05,G06,G07,G08,G09"
+	}
 	want := map[string]bool{}
 	all := strings.EqualFold(*run, "all")
 	var order []string
