@@ -78,7 +78,7 @@ run_main() {
   timeout -k 5 "$tmo" bash -c '. "$1/lib.sh"; shift; java_scenarios "$@"' _ "$COMPAT_DIR" "${jopts[@]}" -- \
     --broker-name "$BROKER_NAME" --state-dir "$RUN_DIR/state" "${margs[@]}" > "$out" 2>&1
   local rc=$?
-  local seen=","
+  local seen="," id client status ms detail
   while IFS=$'\t' read -r id client status ms detail; do
     record "$id" "$client" "$status" "$ms" "$detail"; seen="$seen$id,"
   done < <(python3 -c '
@@ -132,7 +132,7 @@ suite_mqadmin() {
 suite_namesrv_b() {
   CUR_SUITE=namesrv
   MQA_OUT="$RUN_DIR/nsb-$CUR_BROKER"; mkdir -p "$MQA_OUT"
-  mqa_check NS-B "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:${1##*:}" clusterList
+  MQA_TRIES=15 mqa_check NS-B "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:${1##*:}" clusterList
 }
 
 # namesrv (a) steps, against whatever NameServer is on $NS_ADDR with a Java broker on $1
@@ -143,10 +143,10 @@ namesrv_a_steps() {
   run_main 150 -- --broker-addr "$A" --only NS01 --run-id "$rid"
   # rename NS01 -> NS-A01 (namesrv suite id)
   sed -i "s/\tNS01\t/\tNS-A01\t/" "$RESULTS"
-  mqa_check NS-A02 "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:$port" clusterList
+  MQA_TRIES=15 mqa_check NS-A02 "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:$port" clusterList
   mqa_check NS-A03 "create topic to 127\.0\.0\.1:$port success" updateTopic -b "$A" -t "NSA_$rid" -r 4 -w 4
   sleep 1
-  mqa_check NS-A04 "^NSA_$rid\$" topicList
+  MQA_TRIES=5 mqa_check NS-A04 "^NSA_$rid\$" topicList
   mqa_check NS-A05 "\"127\.0\.0\.1:$port\"" topicRoute -t "NSA_$rid"
 }
 
@@ -160,7 +160,7 @@ restart_case() { # restart_case <kind> <conf> <addr> <sig>
     record "$id" java FAIL 0 "send phase failed (see R01-SEND)"; return
   fi
   local t0=$SECONDS
-  stop "$BROKER_PID" "$sig" 60
+  stop_broker "$sig" 60
   wait_port_closed 127.0.0.1 "${A##*:}" 20
   echo "----- restart after SIG$sig -----" >> "$BROKER_LOG"
   if ! start_broker "$kind" "$conf"; then
@@ -209,7 +209,7 @@ broker_phase() { # broker_phase <java|rmqd>
     CUR_SUITE=restart; dump_logs_if_failed
     TIMES+=("$kind restart $((SECONDS - s))s")
   fi
-  stop "$BROKER_PID" TERM 60; BROKER_PID=""
+  stop_broker TERM 60
   wait_port_closed 127.0.0.1 "$port" 20
 }
 
@@ -233,7 +233,7 @@ namesrv_a_rmqd() {
   if awk -F'\t' '$1=="rmqd" && $2=="namesrv" && $5!="PASS"{f=1} END{exit !f}' "$RESULTS"; then
     echo "===== rmqd NameServer log (last 100 lines) =====" >&2; tail -n 100 "$NS_LOG" >&2
   fi
-  stop "$BROKER_PID" TERM 60; BROKER_PID=""
+  stop_broker TERM 60
   stop "$NS_PID" TERM 20; NS_PID=""
   TIMES+=("rmqd namesrv-a $((SECONDS - s))s")
 }
