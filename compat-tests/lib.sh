@@ -100,11 +100,12 @@ stop_broker() {
   local sig=${1:-TERM} t=${2:-60} pid=$BROKER_PID f="$BROKER_DIR/logs/rocketmqlogs/broker.log" n=0
   [ -n "$pid" ] || return 0
   if [ "$BROKER_KIND" = java ] && [ "$sig" = TERM ] && kill -0 "$pid" 2>/dev/null; then
-    [ -f "$f" ] && n=$(grep -c "Shutdown hook over" "$f")
+    [ -f "$f" ] && n=$(grep -c "Shutdown hook over" "$f"); n=${n:-0}
     kill -TERM "$pid" 2>/dev/null
     local end=$((SECONDS + t))
     while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ]; do
-      if [ "$(grep -c "Shutdown hook over" "$f" 2>/dev/null || echo 0)" -gt "$n" ]; then
+      local c; c=$(grep -c "Shutdown hook over" "$f" 2>/dev/null); c=${c:-0}
+      if [ "$c" -gt "$n" ]; then
         sleep 3; break
       fi
       sleep 0.3
