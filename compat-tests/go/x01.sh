@@ -33,7 +33,7 @@ GPID=$!
 finish() { touch "$W/stop"; wait $JPID $GPID 2>/dev/null; }
 # wait until each side owns 4 queues, disjoint (i.e. both joined and agree)
 split=""
-for _ in $(seq 1 300); do
+for _ in $(seq 1 600); do  # up to ~120 s: JVM start + first rebalance can be slow on a loaded 2-core box
   split=$(python3 - "$W" <<'PY'
 import json, sys
 w = sys.argv[1]
