@@ -183,8 +183,19 @@ broker_phase() { # broker_phase <java|rmqd>
   render_broker_conf "$conf" "$port" "$dir/store"
   local t0=$SECONDS
   log "starting $kind broker on $A"
+  local why=""
   if ! start_broker "$kind" "$conf"; then
-    local why="$kind broker did not start on $A: $(tail -n 3 "$BROKER_LOG" 2>/dev/null | tr '\n' ' ' | cut -c1-200)"
+    why="$kind broker did not start on $A: $(tail -n 3 "$BROKER_LOG" 2>/dev/null | tr '\n' ' ' | cut -c1-200)"
+  else
+    # one short JVM: is the broker registered on the NameServer (brokerName -> addr)? If not, fail everything fast.
+    CUR_SUITE=start
+    local rdy; rdy=$(timeout 90 bash -c '. "$1/lib.sh"; shift; java_scenarios "$@"' _ "$COMPAT_DIR" -- --broker-addr "$A" \
+      --broker-name "$BROKER_NAME" --only READY --ready-timeout 45 2>&1 | grep '"id":"READY"')
+    if ! printf '%s' "$rdy" | grep -q '"PASS"'; then
+      why="$kind broker on $A not registered on the NameServer: $(printf '%s' "$rdy" | sed 's/.*"detail":"//' | cut -c1-200)"
+    fi
+  fi
+  if [ -n "$why" ]; then
     log "$why"; broker_logs 100 >&2
     has_suite data && { CUR_SUITE=data; fail_all "$why" $(filter_only "${DATA_IDS[@]}" J03A J03B); }
     has_suite issue7 && { CUR_SUITE=issue7; fail_all "$why" $(filter_only "${ISSUE7_IDS[@]}"); }
@@ -268,12 +279,19 @@ for sid in order:
     if cs == "PASS": passed += 1
     else: failed += 1
 print()
+groups = {}
 for sid in order:
     r = res[sid]
     for b in ("java", "rmqd"):
         v = r.get(b)
         if v and v[0] != "PASS":
-            print("  %s on %s: %s" % (sid, b, v[2][:400]))
+            groups.setdefault((b, v[2][:400]), []).append(sid)
+for (b, det), sids in groups.items():
+    if len(sids) > 3:
+        print("  %s on %s (%d scenarios): %s" % (",".join(sids[:3]) + ",...", b, len(sids), det))
+    else:
+        for sid in sids:
+            print("  %s on %s: %s" % (sid, b, det))
 print()
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(0 if failed == 0 else 1)

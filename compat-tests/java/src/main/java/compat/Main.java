@@ -117,6 +117,7 @@ public final class Main {
         def("R01-SEND", "restart", 120, "restart: 2000 acked sync sends (ids saved to state dir)", Main::r01send);
         def("R01-VERIFY", "restart", 120, "restart: every acked message consumable after broker restart", Main::r01verify);
         def("HOLD", "tool", 600, "mqadmin helper: topic MQA_<run>, producer MQAP_<run>, consumer MQAG_<run> online for --hold-seconds", Main::hold);
+        def("READY", "tool", 5, "no-op: passes when the broker is registered on the NameServer", c -> "registered");
         def("CAP", "tool", 120, "golden capture traffic: route, heartbeat, send v2, pull", Main::cap);
         def("NS01", "namesrv", 90, "send + consume through the NameServer under test, route sane", Main::ns01);
         // issue-7 suite: enable with COMPAT_SUITES=...,issue7
@@ -1270,13 +1271,16 @@ public final class Main {
         });
         cons.start();
         DefaultMQProducer req = c.producer(c.name("qpg"));
-        // The synchronous request(msg, timeout) of client 5.3.3 returns after the SEND succeeds, without waiting
-        // for the reply (apache/rocketmq #9608, fixed after 5.3.3), so use the callback form.
+        // Client 5.3.3 bug (apache/rocketmq #9608, fixed after 5.3.3): request(msg, timeout) returns null as soon as
+        // the SEND succeeds, and the callback form calls onSuccess(null) at send time and onSuccess(reply) when the
+        // reply arrives. So use the callback form and ignore the null call.
         java.util.concurrent.CompletableFuture<Message> fut = new java.util.concurrent.CompletableFuture<>();
         req.request(new Message(topic, bytes("ping")), new org.apache.rocketmq.client.producer.RequestCallback() {
             @Override
             public void onSuccess(Message message) {
-                fut.complete(message);
+                if (message != null) {
+                    fut.complete(message);
+                }
             }
 
             @Override
