@@ -68,11 +68,12 @@ wait_port_closed() {
   return 1
 }
 
-# wait_log <file> <extended-regex> <timeout_s> [pid] : fails fast when pid dies.
+# wait_log <file> <extended-regex> <timeout_s> [pid] [from_line] : fails fast when pid dies; only lines after
+# from_line count (for appended logs).
 wait_log() {
-  local f=$1 re=$2 t=${3:-60} pid=${4:-} end=$((SECONDS + ${3:-60}))
+  local f=$1 re=$2 t=${3:-60} pid=${4:-} from=${5:-0} end=$((SECONDS + ${3:-60}))
   while [ $SECONDS -lt $end ]; do
-    grep -Eq -- "$re" "$f" 2>/dev/null && return 0
+    tail -n +"$((from + 1))" "$f" 2>/dev/null | grep -Eq -- "$re" && return 0
     if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then log "pid $pid exited before '$re' appeared in $f"; return 1; fi
     sleep 0.3
   done
@@ -90,6 +91,30 @@ stop() {
   if kill -0 "$pid" 2>/dev/null; then log "pid $pid survived SIG$sig for ${t}s, sending KILL"; kill -9 "$pid" 2>/dev/null; fi
   wait "$pid" 2>/dev/null
   return 0
+}
+
+# stop_broker [signal=TERM] [timeout_s=60] : stops $BROKER_PID. The Java broker's JVM sometimes lingers after its
+# shutdown hook has finished ("Shutdown hook over" in broker.log; store flushed, abort file removed), so for the
+# Java broker a TERM is followed by KILL 3 s after that line appears.
+stop_broker() {
+  local sig=${1:-TERM} t=${2:-60} pid=$BROKER_PID f="$BROKER_DIR/logs/rocketmqlogs/broker.log" n=0
+  [ -n "$pid" ] || return 0
+  if [ "$BROKER_KIND" = java ] && [ "$sig" = TERM ] && kill -0 "$pid" 2>/dev/null; then
+    [ -f "$f" ] && n=$(grep -c "Shutdown hook over" "$f"); n=${n:-0}
+    kill -TERM "$pid" 2>/dev/null
+    local end=$((SECONDS + t))
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ]; do
+      local c; c=$(grep -c "Shutdown hook over" "$f" 2>/dev/null); c=${c:-0}
+      if [ "$c" -gt "$n" ]; then
+        sleep 3; break
+      fi
+      sleep 0.3
+    done
+    stop "$pid" KILL 10
+  else
+    stop "$pid" "$sig" "$t"
+  fi
+  BROKER_PID=""
 }
 
 JAVA_COMMON=(-XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow -Drocketmq.client.logUseSlf4j=false)
@@ -123,12 +148,13 @@ start_java_broker() {
   port=$(sed -n 's/^listenPort=//p' "$conf")
   mkdir -p "$dir"; BROKER_DIR=$dir; BROKER_LOG="$dir/broker.out"; BROKER_KIND=java
   if port_open 127.0.0.1 "$port"; then log "port $port already in use"; return 1; fi
+  local from=0; [ -f "$BROKER_LOG" ] && from=$(wc -l < "$BROKER_LOG")
   java -Xms512m -Xmx1g -XX:MaxDirectMemorySize=1g "${JAVA_COMMON[@]}" -Duser.home="$dir" \
     -Drocketmq.home.dir="$HOME_DIR" -Drmq.logback.configurationFile=rmq.broker.logback.xml \
     -Drocketmq.broker.rebalance.lockMaxLiveTime=10000 -cp "$cp" \
     org.apache.rocketmq.broker.BrokerStartup -c "$conf" -n "$NS_ADDR" >> "$BROKER_LOG" 2>&1 &
   BROKER_PID=$!
-  wait_log "$BROKER_LOG" "boot success" 120 "$BROKER_PID" && wait_port 127.0.0.1 "$port" 10 "$BROKER_PID"
+  wait_log "$BROKER_LOG" "boot success" 120 "$BROKER_PID" "$from" && wait_port 127.0.0.1 "$port" 30 "$BROKER_PID"
 }
 
 # start_rmqd_broker <conf> [dir] : "$RMQD_BIN" -c broker.conf -n addr (like mqbroker). Fails fast.

@@ -78,7 +78,7 @@ run_main() {
   timeout -k 5 "$tmo" bash -c '. "$1/lib.sh"; shift; java_scenarios "$@"' _ "$COMPAT_DIR" "${jopts[@]}" -- \
     --broker-name "$BROKER_NAME" --state-dir "$RUN_DIR/state" "${margs[@]}" > "$out" 2>&1
   local rc=$?
-  local seen=","
+  local seen="," id client status ms detail
   while IFS=$'\t' read -r id client status ms detail; do
     record "$id" "$client" "$status" "$ms" "$detail"; seen="$seen$id,"
   done < <(python3 -c '
@@ -132,7 +132,7 @@ suite_mqadmin() {
 suite_namesrv_b() {
   CUR_SUITE=namesrv
   MQA_OUT="$RUN_DIR/nsb-$CUR_BROKER"; mkdir -p "$MQA_OUT"
-  mqa_check NS-B "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:${1##*:}" clusterList
+  MQA_TRIES=15 mqa_check NS-B "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:${1##*:}" clusterList
 }
 
 # namesrv (a) steps, against whatever NameServer is on $NS_ADDR with a Java broker on $1
@@ -143,10 +143,10 @@ namesrv_a_steps() {
   run_main 150 -- --broker-addr "$A" --only NS01 --run-id "$rid"
   # rename NS01 -> NS-A01 (namesrv suite id)
   sed -i "s/\tNS01\t/\tNS-A01\t/" "$RESULTS"
-  mqa_check NS-A02 "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:$port" clusterList
+  MQA_TRIES=15 mqa_check NS-A02 "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:$port" clusterList
   mqa_check NS-A03 "create topic to 127\.0\.0\.1:$port success" updateTopic -b "$A" -t "NSA_$rid" -r 4 -w 4
   sleep 1
-  mqa_check NS-A04 "^NSA_$rid\$" topicList
+  MQA_TRIES=5 mqa_check NS-A04 "^NSA_$rid\$" topicList
   mqa_check NS-A05 "\"127\.0\.0\.1:$port\"" topicRoute -t "NSA_$rid"
 }
 
@@ -160,7 +160,7 @@ restart_case() { # restart_case <kind> <conf> <addr> <sig>
     record "$id" java FAIL 0 "send phase failed (see R01-SEND)"; return
   fi
   local t0=$SECONDS
-  stop "$BROKER_PID" "$sig" 60
+  stop_broker "$sig" 60
   wait_port_closed 127.0.0.1 "${A##*:}" 20
   echo "----- restart after SIG$sig -----" >> "$BROKER_LOG"
   if ! start_broker "$kind" "$conf"; then
@@ -183,8 +183,19 @@ broker_phase() { # broker_phase <java|rmqd>
   render_broker_conf "$conf" "$port" "$dir/store"
   local t0=$SECONDS
   log "starting $kind broker on $A"
+  local why=""
   if ! start_broker "$kind" "$conf"; then
-    local why="$kind broker did not start on $A: $(tail -n 3 "$BROKER_LOG" 2>/dev/null | tr '\n' ' ' | cut -c1-200)"
+    why="$kind broker did not start on $A: $(tail -n 3 "$BROKER_LOG" 2>/dev/null | tr '\n' ' ' | cut -c1-200)"
+  else
+    # one short JVM: is the broker registered on the NameServer (brokerName -> addr)? If not, fail everything fast.
+    CUR_SUITE=start
+    local rdy; rdy=$(timeout 90 bash -c '. "$1/lib.sh"; shift; java_scenarios "$@"' _ "$COMPAT_DIR" -- --broker-addr "$A" \
+      --broker-name "$BROKER_NAME" --only READY --ready-timeout 45 2>&1 | grep '"id":"READY"')
+    if ! printf '%s' "$rdy" | grep -q '"PASS"'; then
+      why="$kind broker on $A not registered on the NameServer: $(printf '%s' "$rdy" | sed 's/.*"detail":"//' | cut -c1-200)"
+    fi
+  fi
+  if [ -n "$why" ]; then
     log "$why"; broker_logs 100 >&2
     has_suite data && { CUR_SUITE=data; fail_all "$why" $(filter_only "${DATA_IDS[@]}" J03A J03B); }
     has_suite issue7 && { CUR_SUITE=issue7; fail_all "$why" $(filter_only "${ISSUE7_IDS[@]}"); }
@@ -209,7 +220,7 @@ broker_phase() { # broker_phase <java|rmqd>
     CUR_SUITE=restart; dump_logs_if_failed
     TIMES+=("$kind restart $((SECONDS - s))s")
   fi
-  stop "$BROKER_PID" TERM 60; BROKER_PID=""
+  stop_broker TERM 60
   wait_port_closed 127.0.0.1 "$port" 20
 }
 
@@ -233,7 +244,7 @@ namesrv_a_rmqd() {
   if awk -F'\t' '$1=="rmqd" && $2=="namesrv" && $5!="PASS"{f=1} END{exit !f}' "$RESULTS"; then
     echo "===== rmqd NameServer log (last 100 lines) =====" >&2; tail -n 100 "$NS_LOG" >&2
   fi
-  stop "$BROKER_PID" TERM 60; BROKER_PID=""
+  stop_broker TERM 60
   stop "$NS_PID" TERM 20; NS_PID=""
   TIMES+=("rmqd namesrv-a $((SECONDS - s))s")
 }
@@ -268,12 +279,19 @@ for sid in order:
     if cs == "PASS": passed += 1
     else: failed += 1
 print()
+groups = {}
 for sid in order:
     r = res[sid]
     for b in ("java", "rmqd"):
         v = r.get(b)
         if v and v[0] != "PASS":
-            print("  %s on %s: %s" % (sid, b, v[2][:400]))
+            groups.setdefault((b, v[2][:400]), []).append(sid)
+for (b, det), sids in groups.items():
+    if len(sids) > 3:
+        print("  %s on %s (%d scenarios): %s" % (",".join(sids[:3]) + ",...", b, len(sids), det))
+    else:
+        for sid in sids:
+            print("  %s on %s: %s" % (sid, b, det))
 print()
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(0 if failed == 0 else 1)

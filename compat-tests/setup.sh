@@ -43,7 +43,9 @@ if [ -n "${ROCKETMQ_VERSION:-}" ]; then
 else
   # 5.5.1 is the newest release, but Maven Central (as reachable here) did not serve all of its module jars
   # when this was written (rocketmq-client/-namesrv/-tools 5.5.1 missing); fall back to 5.3.3.
-  for v in 5.5.1 5.3.3; do
+  # a previous successful choice is tried first, so a rebuild does not re-probe a version that is not served
+  prev=$(cat "$T/rocketmq.version" 2>/dev/null || true)
+  for v in $prev 5.5.1 5.3.3; do
     if build "$v" -f "$JAVA_DIR/pom.xml"; then chosen=$v; break; fi
     echo "setup: rocketmq $v did not resolve (see $LOG)" >&2
   done

@@ -17,8 +17,11 @@ export RUN_DIR
 W="$RUN_DIR/x02"; mkdir -p "$W/home"
 CG="$GO_DIR/bin/compat-go"
 t0=$(date +%s%3N)
+CP=$(compat_cp) || exit 1
+mkdir -p "$W/classes"
+javac -nowarn -d "$W/classes" -cp "$CP" "$GO_DIR/x02/JavaSide.java" 2>>"$W/java.err" || { echo '{"id":"X02","client":"go+java","status":"FAIL","ms":0,"detail":"javac JavaSide.java failed"}'; exit 1; }
 jside() { timeout 120 java -Xmx256m "${JAVA_COMMON[@]}" -Duser.home="$W/home" -Drmq.logback.configurationFile=rmq.client.logback.xml \
-  -cp "$(compat_cp)" "$GO_DIR/x02/JavaSide.java" "$@" 2>>"$W/java.err"; }
+  -cp "$W/classes:$CP" JavaSide "$@" 2>>"$W/java.err"; }
 T1="X02_${RID}_g2j"; T2="X02_${RID}_j2g"
 timeout 90 "$CG" produce -ns "$NS" -broker "$BROKER" -create 4 -topic "$T1" -n "$N" -tag GoTag -keys "gk{i},gx{i}" \
   -prop "p1=v{i},lang=go,sp=a b=c" -body-prefix "go-to-java" -run-id "$RID" -log "$W/go.log" > "$W/go_sent.jsonl"

@@ -68,7 +68,7 @@ public class JavaSide {
             DefaultMQProducer p = new DefaultMQProducer(o.getOrDefault("group", "PGJ_" + topic));
             p.setNamesrvAddr(ns);
             p.setInstanceName("x02j_" + runId);
-            p.start();
+            p.start(); // producer start does not contact the NameServer; sends are retried below
             int sent = 0;
             try {
                 for (int i = 0; i < n; i++) {
@@ -79,7 +79,10 @@ public class JavaSide {
                     Map<String, String> up = props(pr.replace("{i}", is));
                     up.forEach(m::putUserProperty);
                     long before = System.currentTimeMillis();
-                    SendResult r = p.send(m, 10_000);
+                    SendResult r = null;
+                    for (int attempt = 1; ; attempt++) { // same Message object => same UNIQ_KEY on retry (consumers dedup)
+                        try { r = p.send(m, 10_000); break; } catch (Exception e) { if (attempt >= 3) throw e; Thread.sleep(500); }
+                    }
                     long after = System.currentTimeMillis();
                     if (r.getSendStatus() != SendStatus.SEND_OK) throw new IllegalStateException("status " + r.getSendStatus());
                     sent++;
@@ -106,44 +109,78 @@ public class JavaSide {
             long timeout = Long.parseLong(o.getOrDefault("timeout", "60")) * 1000;
             Set<String> seen = ConcurrentHashMap.newKeySet();
             Object lock = new Object();
-            DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
-            c.setNamesrvAddr(ns);
-            c.setInstanceName("x02j_" + runId);
-            c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
-            c.subscribe(topic, o.getOrDefault("tag", "*"));
-            c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
-                for (MessageExt m : msgs) {
-                    String u = m.getProperty(MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
-                    if (u == null) u = m.getMsgId();
-                    if (!seen.add(u)) continue;
-                    Map<String, String> user = new TreeMap<>(), sys = new TreeMap<>();
-                    for (Map.Entry<String, String> e : m.getProperties().entrySet()) {
-                        if (MessageConst.STRING_HASH_SET.contains(e.getKey())) sys.put(e.getKey(), e.getValue());
-                        else user.put(e.getKey(), e.getValue());
+            DefaultMQPushConsumer c = null;
+            for (int attempt = 1; ; attempt++) { // a loaded box can make the first NameServer call fail: retry start
+                c = new DefaultMQPushConsumer(group);
+                c.setNamesrvAddr(ns);
+                c.setInstanceName("x02j_" + runId);
+                c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+                c.subscribe(topic, o.getOrDefault("tag", "*"));
+                c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+                    for (MessageExt m : msgs) {
+                        String u = m.getProperty(MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
+                        if (u == null) u = m.getMsgId();
+                        if (!seen.add(u)) continue;
+                        Map<String, String> user = new TreeMap<>(), sys = new TreeMap<>();
+                        for (Map.Entry<String, String> e : m.getProperties().entrySet()) {
+                            if (MessageConst.STRING_HASH_SET.contains(e.getKey())) sys.put(e.getKey(), e.getValue());
+                            else user.put(e.getKey(), e.getValue());
+                        }
+                        String body = new String(m.getBody(), StandardCharsets.UTF_8);
+                        synchronized (lock) {
+                            System.out.println("{\"event\":\"recv\",\"client\":\"java\",\"topic\":" + q(m.getTopic()) + ",\"msgId\":" + q(u)
+                                + ",\"offsetMsgId\":" + q(m.getMsgId().equals(u) ? null : m.getMsgId())
+                                + ",\"brokerName\":" + q(m.getBrokerName()) + ",\"queueId\":" + m.getQueueId() + ",\"queueOffset\":" + m.getQueueOffset()
+                                + ",\"tags\":" + q(m.getTags() == null ? "" : m.getTags()) + ",\"keys\":" + q(m.getKeys() == null ? "" : m.getKeys())
+                                + ",\"props\":" + map(user) + ",\"sysProps\":" + map(sys)
+                                + ",\"bornTimestamp\":" + m.getBornTimestamp() + ",\"bornHost\":" + q(String.valueOf(m.getBornHost()))
+                                + ",\"storeTimestamp\":" + m.getStoreTimestamp() + ",\"storeHost\":" + q(String.valueOf(m.getStoreHost()))
+                                + ",\"reconsumeTimes\":" + m.getReconsumeTimes() + ",\"body\":" + q(body) + ",\"bodyLen\":" + m.getBody().length + "}");
+                            lock.notifyAll();
+                        }
                     }
-                    String body = new String(m.getBody(), StandardCharsets.UTF_8);
-                    synchronized (lock) {
-                        System.out.println("{\"event\":\"recv\",\"client\":\"java\",\"topic\":" + q(m.getTopic()) + ",\"msgId\":" + q(u)
-                            + ",\"offsetMsgId\":" + q(m.getMsgId().equals(u) ? null : m.getMsgId())
-                            + ",\"brokerName\":" + q(m.getBrokerName()) + ",\"queueId\":" + m.getQueueId() + ",\"queueOffset\":" + m.getQueueOffset()
-                            + ",\"tags\":" + q(m.getTags() == null ? "" : m.getTags()) + ",\"keys\":" + q(m.getKeys() == null ? "" : m.getKeys())
-                            + ",\"props\":" + map(user) + ",\"sysProps\":" + map(sys)
-                            + ",\"bornTimestamp\":" + m.getBornTimestamp() + ",\"bornHost\":" + q(String.valueOf(m.getBornHost()))
-                            + ",\"storeTimestamp\":" + m.getStoreTimestamp() + ",\"storeHost\":" + q(String.valueOf(m.getStoreHost()))
-                            + ",\"reconsumeTimes\":" + m.getReconsumeTimes() + ",\"body\":" + q(body) + ",\"bodyLen\":" + m.getBody().length + "}");
-                        lock.notifyAll();
-                    }
+                    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+                });
+                try { c.start(); break; } catch (Exception e) {
+                    c.shutdown();
+                    if (attempt >= 3) throw e;
+                    System.err.println("consumer start failed (attempt " + attempt + "): " + e);
+                    Thread.sleep(1000);
                 }
-                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-            });
-            c.start();
-            long end = System.currentTimeMillis() + timeout;
-            synchronized (lock) {
-                while (seen.size() < expect && System.currentTimeMillis() < end) lock.wait(200);
             }
-            if (seen.size() >= expect) Thread.sleep(1000);
-            c.shutdown();
-            String st = seen.size() == expect ? "PASS" : "FAIL";
+            long end = System.currentTimeMillis() + timeout;
+            String untilFile = o.get("until-file");
+            String st;
+            if (untilFile != null) { // X01 mode: run until the driver creates the file; report owned queues on change
+                String last = "";
+                boolean appeared = false;
+                while (System.currentTimeMillis() < end) {
+                    if (new java.io.File(untilFile).exists()) { appeared = true; break; }
+                    TreeSet<Integer> qs = new TreeSet<>();
+                    for (org.apache.rocketmq.common.message.MessageQueue mq
+                        : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().keySet()) {
+                        if (mq.getTopic().equals(topic)) qs.add(mq.getQueueId());
+                    }
+                    String cur = qs.toString().replace(" ", "");
+                    if (!cur.equals(last)) {
+                        last = cur;
+                        synchronized (lock) {
+                            System.out.println("{\"event\":\"queues\",\"client\":\"java\",\"topic\":" + q(topic) + ",\"queues\":" + cur
+                                + ",\"ms\":" + (System.currentTimeMillis() - t0) + "}");
+                        }
+                    }
+                    Thread.sleep(100);
+                }
+                c.shutdown();
+                st = appeared ? "PASS" : "FAIL";
+            } else {
+                synchronized (lock) {
+                    while (seen.size() < expect && System.currentTimeMillis() < end) lock.wait(200);
+                }
+                if (seen.size() >= expect) Thread.sleep(1000);
+                c.shutdown();
+                st = seen.size() == expect ? "PASS" : "FAIL";
+            }
             System.out.println("{\"event\":\"done\",\"client\":\"java\",\"role\":\"consume\",\"topic\":" + q(topic) + ",\"group\":" + q(group)
                 + ",\"received\":" + seen.size() + ",\"expected\":" + expect + ",\"status\":\"" + st + "\",\"ms\":" + (System.currentTimeMillis() - t0) + "}");
             System.exit("PASS".equals(st) ? 0 : 1);

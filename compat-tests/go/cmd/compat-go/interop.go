@@ -20,8 +20,9 @@ import (
 )
 
 func printJSON(v interface{}) {
-	b, _ := json.Marshal(v)
-	fmt.Println(string(b))
+	e := json.NewEncoder(os.Stdout) // one line, newline-terminated
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
 }
 
 func bodyFields(out map[string]interface{}, b []byte) {
@@ -144,6 +145,8 @@ func cmdConsume(args []string) int {
 	expr := fs.String("tag", "*", "tag subscription expression")
 	grace := fs.Duration("grace", time.Second, "keep consuming this long after the last expected message (to report extras)")
 	broadcast := fs.Bool("broadcast", false, "BROADCASTING model")
+	untilFile := fs.String("until-file", "", "instead of -expect: consume until this file exists (or -timeout), then PASS")
+	reportQueues := fs.Bool("report-queues", false, "print {\"event\":\"queues\",...} whenever the owned queue set changes")
 	logPath := fs.String("log", "", "Go client log file")
 	_ = fs.Parse(args)
 	if *topic == "" || *group == "" {
@@ -210,10 +213,47 @@ func cmdConsume(args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	werr := col.waitUnique(ctx, *expect, *timeout)
+	if *reportQueues {
+		go func() {
+			last := ""
+			for ctx.Err() == nil {
+				if q, ok := ownedQueues(c, *topic); ok {
+					if s := fmtSet(q); s != last {
+						last = s
+						mu.Lock()
+						printJSON(map[string]interface{}{"event": "queues", "client": "go", "topic": *topic, "queues": sortedInts(q),
+							"ms": time.Since(t0).Milliseconds()})
+						mu.Unlock()
+					}
+				}
+				sleepCtx(ctx, 100*time.Millisecond)
+			}
+		}()
+	}
+	var werr error
+	if *untilFile != "" {
+		for {
+			if _, err := os.Stat(*untilFile); err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				werr = fmt.Errorf("until-file %s did not appear within %s", *untilFile, *timeout)
+				break
+			}
+			sleepCtx(ctx, 100*time.Millisecond)
+		}
+		cancel()
+		_ = c.Shutdown()
+		if werr != nil {
+			return done("FAIL", werr.Error())
+		}
+		return done("PASS", "")
+	}
+	werr = col.waitUnique(ctx, *expect, *timeout)
 	if werr == nil {
 		time.Sleep(*grace)
 	}
+	cancel()
 	_ = c.Shutdown()
 	if werr != nil {
 		return done("FAIL", werr.Error())

@@ -13,11 +13,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -57,8 +59,11 @@ func emit(id, status string, ms int64, detail string) {
 }
 
 func jstr(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func setupLog(path string) {
@@ -94,16 +99,20 @@ func main() {
 	fs.StringVar(&cfg.ns, "ns", "127.0.0.1:9876", "NameServer address")
 	fs.StringVar(&cfg.broker, "broker", "127.0.0.1:20911", "broker address (topics are created there)")
 	fs.StringVar(&cfg.brokerName, "broker-name", "broker-a", "broker name")
-	run := fs.String("run", "G01,G02,G03,G04,G09", "comma-separated scenario ids, or 'all'")
+	run := fs.String("run", "ci", "comma-separated scenario ids, 'ci' (G01-G09) or 'all' (adds G10)")
 	fs.StringVar(&cfg.runID, "run-id", "", "suffix for unique topic/group names (default: unix seconds)")
 	fs.Float64Var(&cfg.scale, "timeout-scale", 1.0, "multiply every per-scenario timeout")
 	logPath := fs.String("log", "", "Go client log file (default $TMPDIR/compat-go-<runid>.log)")
+	isolate := fs.Bool("isolate", true, "run each scenario in its own child process (a client panic or hang cannot take the others down)")
 	_ = fs.Parse(os.Args[1:])
 	if cfg.runID == "" {
 		cfg.runID = fmt.Sprintf("%d", time.Now().Unix())
 	}
 	setupLog(*logPath)
 
+	if strings.EqualFold(*run, "ci") {
+		*run = "G01,G02,G03,G04,G05,G06,G07,G08,G09"
+	}
 	want := map[string]bool{}
 	all := strings.EqualFold(*run, "all")
 	var order []string
@@ -120,7 +129,8 @@ func main() {
 	}
 	var list []scenario
 	if all {
-		list = scenarios
+		list = append(list, scenarios...)
+		sort.Slice(list, func(i, j int) bool { return list[i].id < list[j].id })
 	} else {
 		for _, id := range order {
 			s, ok := byID[id]
@@ -133,7 +143,13 @@ func main() {
 	}
 	failed := 0
 	for _, s := range list {
-		if runOne(s) != "PASS" {
+		st := ""
+		if *isolate && len(list) > 1 {
+			st = runChild(s, *logPath)
+		} else {
+			st = runOne(s)
+		}
+		if st != "PASS" && st != "SKIP" {
 			failed++
 		}
 	}
@@ -204,4 +220,40 @@ func sortedInts(m map[int]bool) []int {
 	}
 	sort.Ints(r)
 	return r
+}
+
+// runChild re-executes this binary for one scenario and relays its result line; a crash or hang becomes FAIL.
+func runChild(s scenario, logPath string) string {
+	to := time.Duration(float64(s.timeout)*cfg.scale) + 20*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), to)
+	defer cancel()
+	args := []string{"-ns", cfg.ns, "-broker", cfg.broker, "-broker-name", cfg.brokerName, "-run", s.id,
+		"-run-id", cfg.runID, "-timeout-scale", fmt.Sprint(cfg.scale), "-isolate=false"}
+	if logPath != "" {
+		args = append(args, "-log", logPath)
+	}
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		var r struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		}
+		if json.Unmarshal([]byte(l), &r) == nil && r.ID == s.id && r.Status != "" {
+			fmt.Println(l)
+			return r.Status
+		}
+	}
+	tail := stderr.String()
+	if len(tail) > 600 {
+		tail = tail[len(tail)-600:]
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("killed after %s", to)
+	}
+	emit(s.id, "FAIL", time.Since(t0).Milliseconds(), fmt.Sprintf("scenario process died without a result (%v): %s", err, tail))
+	return "FAIL"
 }

@@ -37,10 +37,16 @@ func body(i, size int) []byte {
 }
 
 // checkDenseOffsets: per queue, the offsets of the collected first deliveries for `topic` must be 0..n-1.
-func checkDenseOffsets(c *collector, topic string) error {
+func checkDenseOffsets(c *collector, topic string, extra ...*primitive.SendResult) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	per := map[int]map[int64]bool{}
+	for _, r := range extra { // messages that were sent but (by design) not delivered
+		if per[r.MessageQueue.QueueId] == nil {
+			per[r.MessageQueue.QueueId] = map[int64]bool{}
+		}
+		per[r.MessageQueue.QueueId][r.QueueOffset] = true
+	}
 	for _, d := range c.first {
 		if d.msg.Topic != topic {
 			continue
@@ -94,6 +100,7 @@ func g01(ctx context.Context, id string) (string, error) {
 		msgs[i] = m
 	}
 	msgIDs := map[int]string{}
+	var tagC *primitive.SendResult
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var sendErrs []string
@@ -110,6 +117,9 @@ func g01(ctx context.Context, id string) (string, error) {
 				return "", fmt.Errorf("SendSync %d: incomplete result %v", i, r)
 			}
 			msgIDs[i] = r.MsgID
+			if i == n {
+				tagC = r
+			}
 		case "async":
 			wg.Add(1)
 			i := i
@@ -215,11 +225,8 @@ func g01(ctx context.Context, id string) (string, error) {
 			problems = append(problems, fmt.Sprintf("%d missing", i))
 		}
 	}
-	if err := checkDenseOffsets(col, topic); err != nil {
-		// TagC occupies one offset: density is checked on everything including the filtered one, so allow one gap
-		if !strings.Contains(err.Error(), "missing") {
-			problems = append(problems, err.Error())
-		}
+	if err := checkDenseOffsets(col, topic, tagC); err != nil { // the filtered TagC message holds one offset
+		problems = append(problems, err.Error())
 	}
 	detail := fmt.Sprintf("30 msgs (10 sync/10 async/10 oneway, 1B..200KB) consumed in %d ms, dups=%d, send %d ms", consumeMs, dups, tSend1.Sub(tSend0).Milliseconds())
 	if len(problems) > 0 {
@@ -490,6 +497,10 @@ func g09(ctx context.Context, id string) (string, error) {
 	}
 	createMs := time.Since(t0).Milliseconds()
 	tl, err := a.FetchAllTopicList(ctx)
+	nTopics := 0
+	if tl != nil {
+		nTopics = len(tl.TopicList)
+	}
 	if err != nil {
 		return "", fmt.Errorf("FetchAllTopicList: %v", err)
 	}
@@ -524,7 +535,7 @@ func g09(ctx context.Context, id string) (string, error) {
 	if still {
 		return "", fmt.Errorf("%s still listed 10 s after DeleteTopic", topic)
 	}
-	return fmt.Sprintf("create+route %d ms, %d topics listed, %d subscription groups, delete ok", createMs, len(tl.TopicList)+1, nGroups), nil
+	return fmt.Sprintf("create+route %d ms, %d topics listed, %d subscription groups, delete ok", createMs, nTopics, nGroups), nil
 }
 
 func contains(l []string, s string) bool {

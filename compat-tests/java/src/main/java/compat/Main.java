@@ -117,6 +117,8 @@ public final class Main {
         def("R01-SEND", "restart", 120, "restart: 2000 acked sync sends (ids saved to state dir)", Main::r01send);
         def("R01-VERIFY", "restart", 120, "restart: every acked message consumable after broker restart", Main::r01verify);
         def("HOLD", "tool", 600, "mqadmin helper: topic MQA_<run>, producer MQAP_<run>, consumer MQAG_<run> online for --hold-seconds", Main::hold);
+        def("READY", "tool", 5, "no-op: passes when the broker is registered on the NameServer", c -> "registered");
+        def("CAP", "tool", 120, "golden capture traffic: route, heartbeat, send v2, pull", Main::cap);
         def("NS01", "namesrv", 90, "send + consume through the NameServer under test, route sane", Main::ns01);
         // issue-7 suite: enable with COMPAT_SUITES=...,issue7
         def("J11", "issue7", 90, "orderly consumer keeps per-order sequence", Main::j11);
@@ -478,12 +480,15 @@ public final class Main {
         CountDownLatch latch = new CountDownLatch(nAsync);
         AtomicInteger failed = new AtomicInteger();
         List<String> errors = new CopyOnWriteArrayList<>();
+        java.util.concurrent.Semaphore inflight = new java.util.concurrent.Semaphore(32);
         for (int i = 0; i < nAsync; i++) {
             Message m = new Message(topic, "async", bytes("async " + i));
             m.putUserProperty("seq", "a" + i);
+            inflight.acquire();
             p.send(m, new SendCallback() {
                 @Override
                 public void onSuccess(SendResult r) {
+                    inflight.release();
                     if (r.getSendStatus() != SendStatus.SEND_OK) {
                         failed.incrementAndGet();
                     }
@@ -492,6 +497,7 @@ public final class Main {
 
                 @Override
                 public void onException(Throwable e) {
+                    inflight.release();
                     failed.incrementAndGet();
                     if (errors.size() < 3) {
                         errors.add(e.toString());
@@ -702,10 +708,11 @@ public final class Main {
     }
 
     // ---------------------------------------------------------------- J09 / J10
-    static int owned(DefaultMQPushConsumer c) {
+    /** queues of {@code topic} (not of the group's %RETRY% topic) currently owned by the consumer. */
+    static int owned(DefaultMQPushConsumer c, String topic) {
         int n = 0;
         for (Map.Entry<MessageQueue, ProcessQueue> e : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().entrySet()) {
-            if (!e.getValue().isDropped()) {
+            if (!e.getValue().isDropped() && e.getKey().getTopic().equals(topic)) {
                 n++;
             }
         }
@@ -725,7 +732,7 @@ public final class Main {
         }
         c1.start();
         c2.start();
-        check(waitFor(() -> owned(c1) == 4 && owned(c2) == 4, 25_000), "split not 4/4 within 25 s: c1=" + owned(c1) + " c2=" + owned(c2));
+        check(waitFor(() -> owned(c1, topic) == 4 && owned(c2, topic) == 4, 25_000), "split not 4/4 within 25 s: c1=" + owned(c1, topic) + " c2=" + owned(c2, topic));
         DefaultMQProducer p = c.producer(c.name("pg"));
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
@@ -734,7 +741,7 @@ public final class Main {
         col.awaitIds(ids, 30_000, "consume with 2 instances");
         long t0 = System.currentTimeMillis();
         c2.shutdown();
-        check(waitFor(() -> owned(c1) == 8, 25_000), "after c2 stopped c1 owns " + owned(c1) + " queues (expected 8 within 25 s)");
+        check(waitFor(() -> owned(c1, topic) == 8, 25_000), "after c2 stopped c1 owns " + owned(c1, topic) + " queues (expected 8 within 25 s)");
         long took = System.currentTimeMillis() - t0;
         List<String> ids2 = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
@@ -1021,6 +1028,23 @@ public final class Main {
         return "held";
     }
 
+    // ---------------------------------------------------------------- CAP (traffic for scripts/capture-golden)
+    static String cap(Ctx c) throws Exception {
+        String topic = c.name("t");
+        c.createTopic(topic, 4);
+        DefaultMQProducer p = c.producer(c.name("pg"));
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Message m = new Message(topic, "TagA", "golden-key-" + i, bytes("golden body " + i));
+            m.putUserProperty("color", "blue");
+            ids.add(sendOk(p, m).getMsgId());
+        }
+        Collector col = c.consumeAll(c.name("cg"), topic, "TagA || TagB");
+        col.awaitIds(ids, 60_000, "capture consume");
+        Thread.sleep(6000); // let offset persist (UPDATE_CONSUMER_OFFSET) and a heartbeat round happen
+        return "3 sent + consumed through the capture proxy";
+    }
+
     // ---------------------------------------------------------------- NS01
     static String ns01(Ctx c) throws Exception {
         ClusterInfo ci = c.admin().examineBrokerClusterInfo();
@@ -1176,8 +1200,9 @@ public final class Main {
         check(waitFor(() -> arrived.containsKey(id1) && arrived.containsKey(id2), 20_000), "delayed messages arrived: " + arrived.keySet());
         long d1 = arrived.get(id1) - t1;
         long d2 = arrived.get(id2) - t2;
-        check(d1 >= 2500 && d1 <= 8000, "level 3 delivered after " + d1 + " ms");
-        check(d2 >= 2500 && d2 <= 8000, "delayTimeMs 3000 delivered after " + d2 + " ms");
+        // lower bound is the contract; the upper bound is loose because a loaded 2-core box can add a long-poll round
+        check(d1 >= 2500 && d1 <= 30000, "level 3 delivered after " + d1 + " ms (want 2.5 s .. 30 s)");
+        check(d2 >= 2500 && d2 <= 30000, "delayTimeMs 3000 delivered after " + d2 + " ms (want 2.5 s .. 30 s)");
         return "level3 " + d1 + " ms, timer " + d2 + " ms";
     }
 
@@ -1246,7 +1271,24 @@ public final class Main {
         });
         cons.start();
         DefaultMQProducer req = c.producer(c.name("qpg"));
-        Message resp = req.request(new Message(topic, bytes("ping")), 20_000);
+        // Client 5.3.3 bug (apache/rocketmq #9608, fixed after 5.3.3): request(msg, timeout) returns null as soon as
+        // the SEND succeeds, and the callback form calls onSuccess(null) at send time and onSuccess(reply) when the
+        // reply arrives. So use the callback form and ignore the null call.
+        java.util.concurrent.CompletableFuture<Message> fut = new java.util.concurrent.CompletableFuture<>();
+        req.request(new Message(topic, bytes("ping")), new org.apache.rocketmq.client.producer.RequestCallback() {
+            @Override
+            public void onSuccess(Message message) {
+                if (message != null) {
+                    fut.complete(message);
+                }
+            }
+
+            @Override
+            public void onException(Throwable e) {
+                fut.completeExceptionally(e);
+            }
+        }, 20_000);
+        Message resp = fut.get(25, TimeUnit.SECONDS);
         check(resp != null && "reply to ping".equals(new String(resp.getBody(), StandardCharsets.UTF_8)), "reply " + resp);
         return "reply received";
     }
