@@ -15,11 +15,10 @@ pub mod stats;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use tokio::sync::Notify;
 
 pub use config::BrokerConfig;
 
@@ -28,7 +27,9 @@ use long_polling::PullRequestHoldService;
 use metadata::groups::SubscriptionGroupManager;
 use metadata::offsets::ConsumerOffsetManager;
 use metadata::topics::TopicConfigManager;
+use namesrv_registration::{NamesrvRegistrationService, RegistrationConfig, TopicConfigSource};
 use periodic::PeriodicService;
+use remoting_client::RemotingClient;
 use server::{ServerConfig, ServerHandle};
 use stats::BrokerStats;
 
@@ -52,7 +53,8 @@ pub struct BrokerContext {
     broker_permission: AtomicI32,
     /// Keys changed by UPDATE_BROKER_CONFIG, reported back by GET_BROKER_CONFIG.
     overrides: Mutex<Vec<(String, String)>>,
-    register_now: Notify,
+    /// Registration with the NameServers; `None` when no NameServer address is configured.
+    registration: Option<NamesrvRegistrationService>,
 }
 
 impl BrokerContext {
@@ -66,7 +68,9 @@ impl BrokerContext {
 
     /// Asks the registration service to register with the NameServers now (topic changes).
     pub fn register_to_namesrv_soon(&self) {
-        self.register_now.notify_one();
+        if let Some(r) = &self.registration {
+            r.trigger();
+        }
     }
 
     /// Broker and store keys with their effective values (GET_BROKER_CONFIG).
@@ -146,7 +150,8 @@ impl BrokerController {
             config.auto_create_subscription_group,
         )?;
         let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
-        let ctx = Arc::new(BrokerContext {
+        let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
+            registration: registration_service(&config, weak.clone()),
             broker_permission: AtomicI32::new(config.broker_permission),
             config,
             store,
@@ -159,7 +164,6 @@ impl BrokerController {
             store_host,
             boot_timestamp: now_millis(),
             overrides: Mutex::new(Vec::new()),
-            register_now: Notify::new(),
         });
         let weak = Arc::downgrade(&ctx);
         ctx.store
@@ -240,6 +244,9 @@ impl BrokerController {
 
     /// Stops accepting, finishes in-flight requests, persists metadata, flushes and closes the store.
     pub async fn shutdown(self) {
+        if let Some(r) = &self.ctx.registration {
+            r.stop().await;
+        }
         self.ctx.pull_hold.notify_all();
         self.server.shutdown(Duration::from_secs(10)).await;
         for s in self.services {
@@ -251,6 +258,64 @@ impl BrokerController {
         let store = self.ctx.store.clone();
         let _ = tokio::task::spawn_blocking(move || store.shutdown()).await;
     }
+}
+
+/// The registration service, fed with the broker's topics through a weak handle (the context
+/// owns the service, so a strong one would be a cycle).
+fn registration_service(
+    c: &BrokerConfig,
+    ctx: Weak<BrokerContext>,
+) -> Option<NamesrvRegistrationService> {
+    let addrs = c.namesrv_addr.clone().filter(|a| !a.trim().is_empty())?;
+    let config = RegistrationConfig {
+        namesrv_addr: addrs,
+        broker_cluster_name: c.broker_cluster_name.clone(),
+        broker_name: c.broker_name.clone(),
+        broker_id: c.broker_id,
+        broker_addr: c.broker_addr(),
+        ha_server_addr: format!(
+            "{}:{}",
+            if c.broker_ip2.is_empty() {
+                &c.broker_ip1
+            } else {
+                &c.broker_ip2
+            },
+            c.listen_port as u32 + 1
+        ),
+        register_name_server_period: c.register_name_server_period,
+        ..Default::default()
+    };
+    let source: TopicConfigSource = Arc::new(move || match ctx.upgrade() {
+        Some(ctx) => (
+            ctx.topics.data_version(),
+            ctx.topics
+                .all()
+                .iter()
+                .map(|t| registered_view(&ctx, t))
+                .collect(),
+        ),
+        None => (Default::default(), Vec::new()),
+    });
+    Some(NamesrvRegistrationService::new(
+        config,
+        RemotingClient::default(),
+        source,
+    ))
+}
+
+/// Java ANDs the broker's permission into each topic's when the broker lacks read or write.
+fn registered_view(
+    ctx: &BrokerContext,
+    t: &crate::common::topic::TopicConfig,
+) -> crate::common::topic::TopicConfig {
+    let mut t = t.clone();
+    let broker_perm = ctx.broker_permission();
+    if broker_perm & (crate::common::topic::PERM_READ | crate::common::topic::PERM_WRITE)
+        != (crate::common::topic::PERM_READ | crate::common::topic::PERM_WRITE)
+    {
+        t.perm &= broker_perm;
+    }
+    t
 }
 
 fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
