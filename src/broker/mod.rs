@@ -176,6 +176,9 @@ impl BrokerController {
         ctx.topics.persist()?;
         let server = Self::serve(&ctx).await?;
         let services = Self::start_services(&ctx);
+        if let Some(r) = &ctx.registration {
+            r.start();
+        }
         Ok(Self {
             ctx,
             server,
