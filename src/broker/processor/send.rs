@@ -93,7 +93,7 @@ async fn check_and_put(
             queue_id,
             sys_flag,
             body: request.body.to_bytes(),
-            batch_properties: String::new(),
+            batch_properties: batch_properties(ctx, header),
             born_timestamp: header.born_timestamp,
             born_host,
             store_host: ctx.store_host,
@@ -206,6 +206,14 @@ fn lookup_or_create_topic(
         ctx.register_to_namesrv_soon();
     }
     Ok(created)
+}
+
+/// The batch's own properties (the header's, plus CLUSTER), which Java 5.x appends to every
+/// inner message's properties when it stores a classic batch.
+fn batch_properties(ctx: &BrokerContext, header: &SendMessageRequestHeader) -> String {
+    let mut props = MessageProperties::decode(header.properties.as_deref().unwrap_or(""));
+    props.insert(PROPERTY_CLUSTER, ctx.config.broker_cluster_name.clone());
+    props.encode()
 }
 
 fn internal(e: String) -> BrokerError {
