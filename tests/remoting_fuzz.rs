@@ -1,8 +1,8 @@
 //! Bounded, deterministic fuzzing of every wire decoder, runnable on stable in CI: seeds (real
 //! frames, headers and bodies) are mutated by a fixed-seed PRNG and fed to the same decoders as
 //! the cargo-fuzz targets in `fuzz/`. The property is "no panic". `RMQD_FUZZ_ITERS` sets the
-//! number of inputs in total (default 200 000: a few seconds even in a debug build on
-//! the 2-core machine).
+//! number of inputs in total (default 200 000: 7-60 s in a debug build on the shared 2-core
+//! machine, depending on load).
 
 #[allow(dead_code)]
 mod decoders {
