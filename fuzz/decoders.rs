@@ -1,0 +1,153 @@
+// The decoders every fuzz target and `tests/remoting_fuzz.rs` drive, shared with `include!`.
+// Each function feeds untrusted input to decoders and ignores the outcome: the property checked
+// is "returns instead of panicking". (No `//!` here: this file is included, not a module.)
+
+use rmqd::common::batch::decode_batch;
+use rmqd::common::msg_id::decode_msg_id;
+use rmqd::common::properties::Properties;
+use rmqd::common::tag::TagFilter;
+use rmqd::remoting::body::fastjson;
+use rmqd::remoting::body::properties_text::decode_properties_text;
+use rmqd::remoting::body::*;
+use rmqd::remoting::header::*;
+use rmqd::remoting::{ExtFields, FrameCodec};
+
+/// Every extFields key some header reads; fuzzed maps pick keys from here most of the time.
+pub const HEADER_KEYS: &[&str] = &[
+    "MSG_REGION", "TRACE_ON", "_UNIQUE_KEY_QUERY", "a", "attributes", "b", "batch", "batchUniqId",
+    "beginTimestamp", "bname", "bornTimestamp", "boundaryType", "brokerName", "c", "cleanOffset",
+    "clientID", "clientId", "commitLogOffset", "commitOffset", "commitOrRollback", "committed",
+    "consumerGroup", "count", "d", "dataVersion", "defaultTopic", "defaultTopicQueueNums",
+    "delayLevel", "e", "endTimestamp", "expressionType", "f", "flag", "forbiddenType", "force",
+    "fromTransactionCheck", "g", "group", "groupName", "groupSeq", "groupSysFlag", "h", "i",
+    "index", "indexLastUpdatePhyoffset", "indexLastUpdateTimestamp", "isForce", "j",
+    "jstackEnable", "k", "key", "l", "lo", "m", "maxGroupNum", "maxMsgBytes", "maxMsgNums",
+    "maxNum", "maxOffset", "maxReconsumeTimes", "maxTopicNum", "minOffset", "msgId", "n",
+    "nextBeginOffset", "ns", "nsd", "offset", "offsetDelta", "offsetMsgId", "order", "originMsgId",
+    "originTopic", "oway", "perm", "producerGroup", "properties", "proxyFrowardClientId",
+    "queueId", "queueOffset", "readQueueNums", "recallHandle", "reconsumeTimes", "requestSource",
+    "setZeroIfNotFound", "subVersion", "subscription", "suggestWhichBrokerId",
+    "suspendTimeoutMillis", "sysFlag", "timestamp", "topic", "topicFilterType", "topicList",
+    "topicSeq", "topicSysFlag", "totalGroupNum", "totalTopicNum", "tranStateTableOffset",
+    "transactionId", "unitMode", "version", "writeQueueNums",
+];
+
+/// Reads `ext` with every typed header.
+pub fn decode_all_headers(ext: &ExtFields) {
+    let _ = CheckTransactionStateRequestHeader::read_from(ext);
+    let _ = ConsumeMessageDirectlyResultRequestHeader::read_from(ext);
+    let _ = ConsumerSendMsgBackRequestHeader::read_from(ext);
+    let _ = CreateTopicRequestHeader::read_from(ext);
+    let _ = DeleteSubscriptionGroupRequestHeader::read_from(ext);
+    let _ = DeleteTopicRequestHeader::read_from(ext);
+    let _ = EndTransactionRequestHeader::read_from(ext);
+    let _ = GetAllSubscriptionGroupRequestHeader::read_from(ext);
+    let _ = GetAllSubscriptionGroupResponseHeader::read_from(ext);
+    let _ = GetAllTopicConfigRequestHeader::read_from(ext);
+    let _ = GetAllTopicConfigResponseHeader::read_from(ext);
+    let _ = GetBrokerConfigResponseHeader::read_from(ext);
+    let _ = GetConsumeStatsRequestHeader::read_from(ext);
+    let _ = GetConsumerConnectionListRequestHeader::read_from(ext);
+    let _ = GetConsumerListByGroupRequestHeader::read_from(ext);
+    let _ = GetConsumerRunningInfoRequestHeader::read_from(ext);
+    let _ = GetEarliestMsgStoretimeRequestHeader::read_from(ext);
+    let _ = GetEarliestMsgStoretimeResponseHeader::read_from(ext);
+    let _ = GetMaxOffsetRequestHeader::read_from(ext);
+    let _ = GetMaxOffsetResponseHeader::read_from(ext);
+    let _ = GetMinOffsetRequestHeader::read_from(ext);
+    let _ = GetMinOffsetResponseHeader::read_from(ext);
+    let _ = GetProducerConnectionListRequestHeader::read_from(ext);
+    let _ = GetTopicConfigRequestHeader::read_from(ext);
+    let _ = GetTopicStatsInfoRequestHeader::read_from(ext);
+    let _ = NotifyConsumerIdsChangedRequestHeader::read_from(ext);
+    let _ = PullMessageRequestHeader::read_from(ext);
+    let _ = PullMessageResponseHeader::read_from(ext);
+    let _ = QueryConsumeQueueRequestHeader::read_from(ext);
+    let _ = QueryConsumerOffsetRequestHeader::read_from(ext);
+    let _ = QueryConsumerOffsetResponseHeader::read_from(ext);
+    let _ = QueryMessageRequestHeader::read_from(ext);
+    let _ = QueryMessageResponseHeader::read_from(ext);
+    let _ = QueryTopicConsumeByWhoRequestHeader::read_from(ext);
+    let _ = ResetOffsetRequestHeader::read_from(ext);
+    let _ = RpcRequestHeader::read_from(ext);
+    let _ = SearchOffsetRequestHeader::read_from(ext);
+    let _ = SearchOffsetResponseHeader::read_from(ext);
+    let _ = SendMessageRequestHeader::read_from(ext);
+    let _ = SendMessageRequestHeaderV2::read_from(ext);
+    let _ = SendMessageResponseHeader::read_from(ext);
+    let _ = UnregisterClientRequestHeader::read_from(ext);
+    let _ = UpdateConsumerOffsetRequestHeader::read_from(ext);
+    let _ = ViewMessageRequestHeader::read_from(ext);
+    for code in [10, 310, 320] {
+        let _ = SendMessageRequestHeader::read_for_code(code, ext);
+    }
+}
+
+/// Decodes `body` with every body decoder and the message-level decoders.
+pub fn decode_all_bodies(body: &[u8]) {
+    let _ = HeartbeatData::decode(body);
+    let _ = ProducerConnection::decode(body);
+    let _ = ConsumerConnection::decode(body);
+    let _ = ConsumeStats::decode(body);
+    let _ = TopicStatsTable::decode(body);
+    let _ = GetConsumerListByGroupResponseBody::decode(body);
+    let _ = LockBatchRequestBody::decode(body);
+    let _ = LockBatchResponseBody::decode(body);
+    let _ = UnlockBatchRequestBody::decode(body);
+    let _ = QueryConsumeQueueResponseBody::decode(body);
+    let _ = ConsumerRunningInfo::decode(body);
+    let _ = ResetOffsetBody::decode(body);
+    let _ = TopicConfigAndMappingSerializeWrapper::decode(body);
+    let _ = TopicConfigAndQueueMapping::decode(body);
+    let _ = SubscriptionGroupConfig::decode(body);
+    let _ = SubscriptionGroupWrapper::decode(body);
+    let _ = GroupList::decode(body);
+    let _ = fastjson::normalize(body);
+    let _ = fastjson::from_slice::<serde_json::Value>(body);
+    let _ = decode_properties_text(body);
+    let _ = decode_batch(body);
+    let props = Properties::decode_bytes(body);
+    let text = String::from_utf8_lossy(body);
+    let _ = decode_msg_id(&text);
+    let _ = TagFilter::parse(&text);
+    let _ = Properties::decode(&props.encode());
+}
+
+/// Builds an extFields map from bytes: lines of `selector value`, where a selector byte below
+/// `HEADER_KEYS.len()` picks a known key and anything else makes the line `key=value`.
+pub fn ext_from_bytes(data: &[u8]) -> ExtFields {
+    let mut ext = ExtFields::new();
+    for line in data.split(|&b| b == b'\n') {
+        let Some((&sel, rest)) = line.split_first() else {
+            continue;
+        };
+        let rest = String::from_utf8_lossy(rest).into_owned();
+        match HEADER_KEYS.get(sel as usize) {
+            Some(key) => ext.insert(*key, rest),
+            None => {
+                let all = String::from_utf8_lossy(line).into_owned();
+                let (k, v) = all.split_once('=').unwrap_or((all.as_str(), ""));
+                ext.insert(k, v);
+            }
+        }
+    }
+    ext
+}
+
+/// Feeds `data` to the frame codec until it stops producing frames, then runs the header and
+/// body decoders over whatever decoded.
+pub fn decode_frames(data: &[u8]) {
+    let codec = FrameCodec::default();
+    let mut buf = bytes::BytesMut::from(data);
+    for _ in 0..64 {
+        match codec.decode_frame(&mut buf) {
+            Ok(Some(cmd)) => {
+                if let Some(ext) = &cmd.ext_fields {
+                    decode_all_headers(ext);
+                }
+                decode_all_bodies(&cmd.body.to_bytes());
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+}
