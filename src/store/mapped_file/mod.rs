@@ -10,6 +10,7 @@
 pub mod mut_map;
 pub mod os;
 pub mod queue;
+pub mod read_only;
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
