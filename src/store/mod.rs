@@ -87,6 +87,7 @@ struct Services {
     group_commit: Option<flush::group_commit::GroupCommitService>,
     cq_flush: flush::consume_queue::ConsumeQueueFlushService,
     cleanup: cleanup::CleanupService,
+    prefault: commitlog::prefault::PrefaultService,
 }
 
 /// The message store. `Send + Sync`; share it with `Arc`.
@@ -195,6 +196,7 @@ impl MessageStore {
             group_commit,
             cq_flush: flush::consume_queue::ConsumeQueueFlushService::start(Arc::clone(inner))?,
             cleanup: cleanup::CleanupService::start(Arc::clone(inner))?,
+            prefault: commitlog::prefault::PrefaultService::start(Arc::clone(inner))?,
         })
     }
 
@@ -207,6 +209,7 @@ impl MessageStore {
         let inner = &self.inner;
         inner.shutdown.store(true, Ordering::Release);
         s.cleanup.stop();
+        s.prefault.stop();
         if let Some(mut rt) = s.real_time.take() {
             rt.stop();
         }

@@ -270,6 +270,28 @@ impl MappedFile {
             .unwrap_or(0)
     }
 
+    /// Pre-faults `[from, from+len)` writable (MADV_POPULATE_WRITE) so the writer does not take
+    /// page faults (and the kernel's page zeroing) on its critical path. Contents are unchanged.
+    /// Returns false when the kernel does not support it.
+    pub fn populate(&self, from: usize, len: usize) -> bool {
+        let start = from / OS_PAGE_SIZE * OS_PAGE_SIZE;
+        let end = (from + len).min(self.size);
+        if end <= start {
+            return true;
+        }
+        // SAFETY: the range is inside the mapping; MADV_POPULATE_WRITE only makes the kernel fault
+        // the pages in (no user-visible write, contents preserved), so it cannot race with the
+        // writer or readers in the Rust memory model.
+        let rc = unsafe {
+            libc::madvise(
+                self.map.as_mut_ptr().add(start) as *mut libc::c_void,
+                end - start,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+        rc == 0
+    }
+
     /// Touches every page of the unwritten part (warmMapedFileEnable).
     pub fn warm(&self) {
         let _guard = self.write_lock.lock();
