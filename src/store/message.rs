@@ -128,12 +128,12 @@ pub fn offset_msg_id(store_host: &SocketAddr, phys_offset: i64) -> String {
     };
     raw[n..n + 4].copy_from_slice(&(store_host.port() as i32).to_be_bytes());
     raw[n + 4..n + 12].copy_from_slice(&phys_offset.to_be_bytes());
-    let mut hex = [0u8; 56];
-    for (i, b) in raw[..n + 12].iter().enumerate() {
-        hex[2 * i] = HEX[(b >> 4) as usize];
-        hex[2 * i + 1] = HEX[(b & 0xF) as usize];
+    let mut s = String::with_capacity(2 * (n + 12));
+    for b in &raw[..n + 12] {
+        s.push(char::from(HEX[(b >> 4) as usize]));
+        s.push(char::from(HEX[(b & 0xF) as usize]));
     }
-    String::from_utf8_lossy(&hex[..2 * (n + 12)]).into_owned()
+    s
 }
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
