@@ -99,3 +99,35 @@ fn cleanup_deletes_expired_files_and_moves_min_offsets() {
     assert_eq!(store.max_offset_in_queue("V", 0), 0);
     assert!(!dir.path().join("consumequeue/V").exists());
 }
+
+#[test]
+fn shutdown_right_after_puts_leaves_a_store_that_verifies() {
+    // Regression: shutdown used to dispatch on its own thread while the reput thread was still
+    // running, so two writers appended to the same consume queue.
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = small_config(dir.path());
+        if round % 2 == 0 {
+            cfg.flush_disk_type = rmqd::store::FlushDiskType::SyncFlush;
+        }
+        let store = MessageStore::open(cfg.clone()).unwrap();
+        for i in 0..400 {
+            let h = store.put_message(&msg(
+                "S",
+                i % 4,
+                b"payload payload",
+                "t",
+                &format!("k{i}"),
+                &format!("U{i}"),
+            ));
+            if round % 2 == 0 {
+                h.wait_blocking();
+            }
+        }
+        store.shutdown();
+        drop(store);
+        let rep = tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+        assert!(rep.is_ok(), "round {round}: {:?}", rep.problems);
+        assert_eq!((rep.records, rep.cq_units), (400, 400));
+    }
+}

@@ -68,6 +68,9 @@ pub(crate) struct StoreInner {
     pub(crate) shutdown: AtomicBool,
     pub(crate) group_commit_requests: AtomicU64,
     pub(crate) total_memory: u64,
+    /// Serialises dispatch (the reput thread, recovery and shutdown): consume-queue and index
+    /// appends assume a single writer.
+    pub(crate) dispatch_lock: Mutex<()>,
 }
 
 impl StoreInner {
@@ -216,9 +219,9 @@ impl MessageStore {
         if let (Some(mut gc), Some(q)) = (s.group_commit.take(), inner.group_commit.as_ref()) {
             gc.stop(q);
         }
-        // Everything is flushed now; let dispatch catch up to the end, then stop it.
+        // Everything is flushed now; stop the dispatch thread (it drains to the confirm offset),
+        // then dispatch whatever is left on this thread.
         let _ = flush::flush_commit_log(inner, 0, true);
-        let _ = dispatch::reput::reput_until(inner, inner.commitlog.max_offset(), true);
         s.reput.stop();
         let _ = dispatch::reput::reput_until(inner, inner.commitlog.max_offset(), true);
         s.cq_flush.stop();

@@ -98,6 +98,7 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         shutdown: AtomicBool::new(false),
         group_commit_requests: AtomicU64::new(0),
         total_memory: os::total_physical_memory(),
+        dispatch_lock: parking_lot::Mutex::new(()),
     };
     recover(&inner, abnormal, index_rebuild_from)?;
     Ok((inner, lock))
