@@ -95,9 +95,24 @@ fn bad_crc_truncates_from_the_bad_record() {
     let (off, _) = recs[390];
     let (path, pos) = commitlog_file(dir.path(), &cfg, off);
     write_at(&path, pos + 100, b"Z");
-    let store = MessageStore::open(cfg).unwrap();
+    let store = MessageStore::open(cfg.clone()).unwrap();
     assert_eq!(store.max_phy_offset(), off);
     check_all(&store, &recs, 390);
+    // The stale records after the cut were zeroed: a short append followed by a restart must not
+    // resurrect them.
+    let r = store
+        .put_message(&msg("T", 0, b"short", "tag", "k", "NEW"))
+        .wait_blocking();
+    assert_eq!(r.append.unwrap().logics_offset, 390);
+    store.shutdown();
+    drop(store);
+    let store = MessageStore::open(cfg.clone()).unwrap();
+    assert_eq!(store.max_offset_in_queue("T", 0), 391);
+    store.shutdown();
+    drop(store);
+    let rep = rmqd::store::tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+    assert!(rep.is_ok(), "{:?}", rep.problems);
+    assert_eq!(rep.records, 391);
 }
 
 #[test]
