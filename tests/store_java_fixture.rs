@@ -13,10 +13,15 @@ use rmqd::store::config_files::{
 use rmqd::store::{tools, GetMessageStatus, MessageStore, MessageStoreConfig, PutMessageStatus};
 
 const FIXTURE: &str = "tests/fixtures/java-store-clean";
+const KILLED: &str = "tests/fixtures/java-store-killed";
 
 /// Unpacks the gzip-per-file fixture into `dst`; None when the fixture has not been generated.
 fn unpack(dst: &Path) -> Option<MessageStoreConfig> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
+    unpack_from(FIXTURE, dst)
+}
+
+fn unpack_from(fixture: &str, dst: &Path) -> Option<MessageStoreConfig> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
     let manifest = std::fs::read_to_string(src.join("manifest.txt")).ok()?;
     for line in manifest.lines() {
         let (path, size) = line.rsplit_once(' ').unwrap();
@@ -138,4 +143,32 @@ fn java_written_store_verifies_opens_and_serves() {
     let rep2 = tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
     assert!(rep2.is_ok(), "{:?}", rep2.problems);
     assert_eq!(rep2.records, rep.records + 1);
+}
+
+#[test]
+fn java_store_left_by_sigkill_recovers_abnormally_and_completely() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(cfg) = unpack_from(KILLED, dir.path()) else {
+        eprintln!("fixture {KILLED} missing; run scripts/store-fixtures");
+        return;
+    };
+    assert!(dir.path().join("abort").exists());
+    let before = tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+    let store = MessageStore::open(cfg.clone()).unwrap();
+    assert_eq!(
+        store.max_phy_offset(),
+        before.commit_log_end,
+        "no valid Java record may be cut"
+    );
+    assert!(store.wait_dispatched(Duration::from_secs(5)));
+    store.shutdown();
+    drop(store);
+    assert!(!dir.path().join("abort").exists());
+    let after = tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+    assert!(after.is_ok(), "{:?}", after.problems);
+    assert_eq!(after.records, before.records);
+    assert_eq!(
+        after.cq_units, after.records,
+        "every record has its consume-queue unit"
+    );
 }
