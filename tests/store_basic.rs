@@ -217,3 +217,37 @@ fn batch_is_one_record_per_message() {
         5
     );
 }
+
+#[test]
+fn sync_flush_handle_is_awaitable_from_tokio() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = small_config(dir.path());
+    cfg.flush_disk_type = FlushDiskType::SyncFlush;
+    let store = std::sync::Arc::new(MessageStore::open(cfg).unwrap());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    let statuses = rt.block_on(async {
+        let mut tasks = Vec::new();
+        for i in 0..32 {
+            let s = store.clone();
+            tasks.push(tokio::spawn(async move {
+                let h = s.put_message(&msg("Async", 0, b"x", "t", "k", &format!("A{i}")));
+                assert!(h.needs_flush_wait());
+                h.wait().await.status
+            }));
+        }
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(t.await.unwrap());
+        }
+        out
+    });
+    assert!(statuses.iter().all(|s| *s == PutMessageStatus::PUT_OK));
+    // WAIT=false does not wait
+    let mut m = msg("Async", 0, b"x", "t", "k", "nowait");
+    m.properties = "WAIT\u{1}false\u{2}".into();
+    assert!(!store.put_message(&m).needs_flush_wait());
+}

@@ -69,6 +69,9 @@ pub(crate) struct StoreInner {
     pub(crate) shutdown: AtomicBool,
     pub(crate) group_commit_requests: AtomicU64,
     pub(crate) total_memory: u64,
+    /// Serialises dispatch (the reput thread, recovery and shutdown): consume-queue and index
+    /// appends assume a single writer.
+    pub(crate) dispatch_lock: Mutex<()>,
 }
 
 impl StoreInner {
@@ -88,6 +91,7 @@ struct Services {
     group_commit: Option<flush::group_commit::GroupCommitService>,
     cq_flush: flush::consume_queue::ConsumeQueueFlushService,
     cleanup: cleanup::CleanupService,
+    prefault: commitlog::prefault::PrefaultService,
 }
 
 /// The message store. `Send + Sync`; share it with `Arc`.
@@ -196,6 +200,7 @@ impl MessageStore {
             group_commit,
             cq_flush: flush::consume_queue::ConsumeQueueFlushService::start(Arc::clone(inner))?,
             cleanup: cleanup::CleanupService::start(Arc::clone(inner))?,
+            prefault: commitlog::prefault::PrefaultService::start(Arc::clone(inner))?,
         })
     }
 
@@ -208,15 +213,16 @@ impl MessageStore {
         let inner = &self.inner;
         inner.shutdown.store(true, Ordering::Release);
         s.cleanup.stop();
+        s.prefault.stop();
         if let Some(mut rt) = s.real_time.take() {
             rt.stop();
         }
         if let (Some(mut gc), Some(q)) = (s.group_commit.take(), inner.group_commit.as_ref()) {
             gc.stop(q);
         }
-        // Everything is flushed now; let dispatch catch up to the end, then stop it.
+        // Everything is flushed now; stop the dispatch thread (it drains to the confirm offset),
+        // then dispatch whatever is left on this thread.
         let _ = flush::flush_commit_log(inner, 0, true);
-        let _ = dispatch::reput::reput_until(inner, inner.commitlog.max_offset(), true);
         s.reput.stop();
         let _ = dispatch::reput::reput_until(inner, inner.commitlog.max_offset(), true);
         s.cq_flush.stop();

@@ -98,6 +98,7 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         shutdown: AtomicBool::new(false),
         group_commit_requests: AtomicU64::new(0),
         total_memory: os::total_physical_memory(),
+        dispatch_lock: parking_lot::Mutex::new(()),
     };
     recover(&inner, abnormal, index_rebuild_from)?;
     Ok((inner, lock))
@@ -156,6 +157,10 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
     for cq in inner.cqs.all() {
         cq.truncate_dirty_logic_files(process)?;
     }
+    let index_cut = match &inner.index {
+        Some(index) => index.drop_files_past(process)?,
+        None => None,
+    };
     // Where dispatch must restart to make consume queues and index complete.
     let mut reput_start = if abnormal {
         files.get(start_idx).map(|f| f.from_offset()).unwrap_or(0)
@@ -173,7 +178,7 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
             cl.min_offset()
         }
     };
-    if let Some(off) = index_lag {
+    for off in index_lag.into_iter().chain(index_cut) {
         reput_start = reput_start.min(off);
     }
     reput_start = reput_start.clamp(cl.min_offset(), process);

@@ -41,7 +41,7 @@ impl MessageStore {
             });
         }
         let a = self.inner.commitlog.put_message(msg);
-        self.after_append(a, wants_wait(msg.properties.as_bytes()))
+        self.after_append(a, || wants_wait(msg.properties.as_bytes()))
     }
 
     /// Appends a classic batch (one record per inner message).
@@ -53,10 +53,14 @@ impl MessageStore {
             });
         }
         let a = self.inner.commitlog.put_messages(batch);
-        self.after_append(a, wants_wait(batch.batch_properties.as_bytes()))
+        self.after_append(a, || wants_wait(batch.batch_properties.as_bytes()))
     }
 
-    fn after_append(&self, a: super::commitlog::Appended, wait: bool) -> PutMessageHandle {
+    fn after_append(
+        &self,
+        a: super::commitlog::Appended,
+        wait: impl FnOnce() -> bool,
+    ) -> PutMessageHandle {
         let result = PutMessageResult {
             status: a.status,
             append: a.result,
@@ -69,7 +73,7 @@ impl MessageStore {
         let Some(q) = self.inner.group_commit.as_ref() else {
             return PutMessageHandle::done(result);
         };
-        if !wait {
+        if !wait() {
             q.wake();
             return PutMessageHandle::done(result);
         }

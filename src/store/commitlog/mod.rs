@@ -1,6 +1,7 @@
 //! `CommitLog`: the append-only log of all messages. Records are encoded outside the put lock;
 //! the lock covers only offset assignment (physical + queue offset, store timestamp) and the copy.
 
+pub mod prefault;
 pub mod record;
 pub mod recovery;
 
@@ -45,6 +46,8 @@ pub struct CommitLog {
     busy_timeout: Duration,
     put: Mutex<PutState>,
     poisoned: AtomicBool,
+    /// ms when the current put-lock holder took it (0 = free): Java's page-cache-busy signal.
+    lock_since: AtomicI64,
     poison_path: Mutex<Option<PathBuf>>,
     last_store_ts: AtomicI64,
     warm: bool,
@@ -95,6 +98,7 @@ impl CommitLog {
                 last_store_ts: 0,
             }),
             poisoned: AtomicBool::new(false),
+            lock_since: AtomicI64::new(0),
             poison_path: Mutex::new(None),
             last_store_ts: AtomicI64::new(0),
             warm: cfg.warm_maped_file_enable,
@@ -317,60 +321,22 @@ impl CommitLog {
         if total + END_FILE_MIN_BLANK_LENGTH > self.file_size {
             return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
         }
-        let Some(mut st) = self.put.try_lock_for(self.busy_timeout) else {
+        // Java isOSPageCacheBusy: the current holder has kept the lock longer than the limit.
+        let since = self.lock_since.load(Ordering::Relaxed);
+        if since != 0 && now_ms() - since > self.busy_timeout.as_millis() as i64 {
             return Appended::fail(PutMessageStatus::OS_PAGE_CACHE_BUSY);
-        };
-        let st = &mut *st;
-        let file = match self.writable_file(st, total) {
-            Ok(f) => f,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot create commit-log file");
-                return Appended::fail(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
-            }
-        };
-        let store_ts = now_ms().max(st.last_store_ts);
-        let tran = sys_flag & sysflag::TRANSACTION_MASK;
-        let counts =
-            tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE;
-        let base_qo = if counts {
-            match st.queue_offsets.get(topic).and_then(|q| q.get(&queue_id)) {
-                Some(&v) => v,
-                None => 0,
-            }
-        } else {
-            0
-        };
-        let base_phys = file.from_offset() + file.wrote_position() as i64;
-        for (i, pp) in pps.iter().enumerate() {
-            let qo = if counts { base_qo + i as i64 } else { 0 };
-            let phys = base_phys + pp.start as i64;
-            record::patch(
-                &mut buf[pp.start..pp.start + pp.len],
-                pp,
-                qo,
-                phys,
-                store_ts,
-            );
         }
-        if file.append(buf).is_none() {
-            return Appended::fail(PutMessageStatus::UNKNOWN_ERROR);
-        }
-        if counts {
-            let next = base_qo + pps.len() as i64;
-            match st.queue_offsets.get_mut(topic) {
-                Some(q) => {
-                    q.insert(queue_id, next);
-                }
-                None => {
-                    st.queue_offsets
-                        .insert(topic.to_string(), HashMap::from([(queue_id, next)]));
-                }
-            }
-        }
-        st.last_store_ts = store_ts;
-        file.set_last_store_timestamp(store_ts);
-        self.last_store_ts.store(store_ts, Ordering::Release);
-        drop(file);
+        let mut guard = self.put.lock();
+        let st = &mut *guard;
+        let now = now_ms();
+        self.lock_since.store(now, Ordering::Relaxed);
+        let result = self.append_locked(st, now, topic, queue_id, sys_flag, buf, pps);
+        self.lock_since.store(0, Ordering::Relaxed);
+        drop(guard);
+        let (base_phys, store_ts, base_qo) = match result {
+            Ok(v) => v,
+            Err(status) => return Appended::fail(status),
+        };
         self.put_count
             .fetch_add(pps.len() as u64, Ordering::Relaxed);
         let msg_id = if pps.len() == 1 {
@@ -395,6 +361,73 @@ impl CommitLog {
                 msg_num: pps.len() as i32,
             }),
         }
+    }
+
+    /// Under the put lock: reserve space, assign offsets and store time, copy. Returns
+    /// (first physical offset, store timestamp, first queue offset).
+    #[allow(clippy::too_many_arguments)]
+    fn append_locked(
+        &self,
+        st: &mut PutState,
+        now: i64,
+        topic: &str,
+        queue_id: i32,
+        sys_flag: i32,
+        buf: &mut [u8],
+        pps: &[PatchPoints],
+    ) -> Result<(i64, i64, i64), PutMessageStatus> {
+        let total = buf.len();
+        let file = match self.writable_file(st, total) {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot create commit-log file");
+                return Err(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
+            }
+        };
+        let store_ts = now.max(st.last_store_ts);
+        let tran = sys_flag & sysflag::TRANSACTION_MASK;
+        let counts =
+            tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE;
+        let base_qo = if counts {
+            st.queue_offsets
+                .get(topic)
+                .and_then(|q| q.get(&queue_id))
+                .copied()
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        let base_phys = file.from_offset() + file.wrote_position() as i64;
+        for (i, pp) in pps.iter().enumerate() {
+            let qo = if counts { base_qo + i as i64 } else { 0 };
+            let phys = base_phys + pp.start as i64;
+            record::patch(
+                &mut buf[pp.start..pp.start + pp.len],
+                pp,
+                qo,
+                phys,
+                store_ts,
+            );
+        }
+        if file.append(buf).is_none() {
+            return Err(PutMessageStatus::UNKNOWN_ERROR);
+        }
+        if counts {
+            let next = base_qo + pps.len() as i64;
+            match st.queue_offsets.get_mut(topic) {
+                Some(q) => {
+                    q.insert(queue_id, next);
+                }
+                None => {
+                    st.queue_offsets
+                        .insert(topic.to_string(), HashMap::from([(queue_id, next)]));
+                }
+            }
+        }
+        st.last_store_ts = store_ts;
+        file.set_last_store_timestamp(store_ts);
+        self.last_store_ts.store(store_ts, Ordering::Release);
+        Ok((base_phys, store_ts, base_qo))
     }
 
     /// The file the next `len` bytes go to; writes the blank record and rolls when needed.

@@ -307,14 +307,14 @@ pub fn decode(buf: &[u8], check_crc: bool) -> Result<Decoded<'_>, RecordError> {
     let body = r.take(body_len as usize)?;
     let v2 = magic == MAGIC_V2;
     let topic_len = if v2 {
-        r.i16()? as usize
+        r.i16()? as i32
     } else {
-        r.take(1)?[0] as i8 as usize
+        r.take(1)?[0] as i8 as i32
     };
-    if !v2 && (r.b[r.pos - 1] as i8) < 0 {
+    if topic_len < 0 {
         return Err(RecordError::BadField("TOPICLENGTH"));
     }
-    let topic = r.take(topic_len)?;
+    let topic = r.take(topic_len as usize)?;
     let prop_len = r.i16()?;
     let properties = r.take(prop_len.max(0) as usize)?;
     let computed = record_len(

@@ -1,1 +1,178 @@
-//! Typed Java config JSON files (topics.json, consumerOffset.json, ...). (in progress)
+//! The broker's JSON config files under `ROOT/config/` (store-format.md §8): durable
+//! persist/load with Java's `.bak`, a reader for fastjson's dialect (bare integer keys, trailing
+//! commas, single quotes) and a writer in fastjson's pretty layout (tabs, `"k":v`).
+
+pub mod lenient;
+pub mod types;
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::store::error::{Result, StoreError};
+use crate::store::paths::{bak_path, tmp_path};
+
+pub use types::*;
+
+/// Writes `content` durably: `<file>.tmp` + fsync, current file renamed to `<file>.bak`, tmp
+/// renamed to the file, directory fsynced. Java (every version) reads the result.
+pub fn persist(path: &Path, content: &str) -> Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+    let tmp = tmp_path(path);
+    {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .map_err(|e| StoreError::io(&tmp, e))?;
+        f.write_all(content.as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(|e| StoreError::io(&tmp, e))?;
+    }
+    if path.exists() {
+        let bak = bak_path(path);
+        std::fs::rename(path, &bak).map_err(|e| StoreError::io(&bak, e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| StoreError::io(path, e))?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| StoreError::io(dir, e))
+}
+
+/// Reads the file, falling back to `<file>.bak` when the main file is missing or empty.
+pub fn load(path: &Path) -> Option<String> {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p)
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+    };
+    read(path).or_else(|| read(&bak_path(path)))
+}
+
+/// Java `ConfigManager.load` for a typed file: main file, else `.bak` when the main file is
+/// missing, empty or unparsable; `Ok(None)` when neither exists (start with defaults); an error
+/// when the `.bak` exists but does not parse (Java refuses to start then).
+pub fn load_typed<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+    let parse = |p: &Path| -> Option<std::result::Result<T, String>> {
+        let s = std::fs::read_to_string(p)
+            .ok()
+            .filter(|s| !s.trim().is_empty())?;
+        Some(from_fastjson(&s).map_err(|e| e.to_string()))
+    };
+    match parse(path) {
+        Some(Ok(v)) => return Ok(Some(v)),
+        Some(Err(e)) => {
+            tracing::warn!(file = %path.display(), error = %e, "config file does not parse; trying .bak")
+        }
+        None => {}
+    }
+    let bak = bak_path(path);
+    match parse(&bak) {
+        Some(Ok(v)) => Ok(Some(v)),
+        Some(Err(e)) => Err(StoreError::Corrupt {
+            path: bak,
+            offset: 0,
+            what: e,
+        }),
+        None => Ok(None),
+    }
+}
+
+/// Serialises and persists a typed file in fastjson's pretty layout.
+pub fn persist_typed<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    persist(path, &to_fastjson_pretty(value))
+}
+
+/// Parses fastjson output (bare integer keys etc.) into `T`.
+pub fn from_fastjson<T: DeserializeOwned>(s: &str) -> serde_json::Result<T> {
+    serde_json::from_str(&lenient::normalize(s))
+}
+
+/// fastjson `PrettyFormat`: tab indentation, `"key":value`, no trailing newline.
+pub fn to_fastjson_pretty<T: Serialize>(value: &T) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, FastjsonFormatter::default());
+    if value.serialize(&mut ser).is_err() {
+        return String::from("{}");
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// serde_json formatter reproducing fastjson's pretty printer.
+#[derive(Default)]
+pub struct FastjsonFormatter {
+    indent: usize,
+    has_value: bool,
+}
+
+impl FastjsonFormatter {
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b"\n")?;
+        for _ in 0..self.indent {
+            w.write_all(b"\t")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for FastjsonFormatter {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.indent += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.indent -= 1;
+        if self.has_value {
+            self.newline(w)?;
+        }
+        w.write_all(b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.newline(w)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.indent += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.indent -= 1;
+        if self.has_value {
+            self.newline(w)?;
+        }
+        w.write_all(b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.newline(w)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b":")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}

@@ -148,31 +148,51 @@ impl ConsumeQueue {
         Ok(())
     }
 
-    /// Truncates units whose phyOffset >= `phy_end` (after commit-log recovery).
+    /// Truncates units whose phyOffset >= `phy_end` (after commit-log recovery). Units are in
+    /// increasing phyOffset order, so only the tail is examined.
     pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
+        if self.max_physic_offset() <= phy_end {
+            return Ok(());
+        }
         let files = self.queue.files();
-        let mut new_end = None;
-        let mut max_phy = -1;
-        'outer: for f in &files {
-            let mut pos = 0;
-            while let Some(u) = f.read(pos, CQ_UNIT_SIZE).and_then(CqUnit::decode) {
-                if u != FILLER && u.phy_offset >= phy_end {
-                    new_end = Some(f.from_offset() + pos as i64);
-                    break 'outer;
+        let mut cut = None;
+        for f in files.iter().rev() {
+            let first = f.read(0, CQ_UNIT_SIZE).and_then(CqUnit::decode);
+            match first {
+                Some(u) if u != FILLER && u.phy_offset >= phy_end => cut = Some(f.from_offset()),
+                _ => {
+                    let n = f.wrote_position() / CQ_UNIT_SIZE;
+                    let (mut lo, mut hi) = (0usize, n);
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        match f
+                            .read(mid * CQ_UNIT_SIZE, CQ_UNIT_SIZE)
+                            .and_then(CqUnit::decode)
+                        {
+                            Some(u) if u == FILLER || u.phy_offset < phy_end => lo = mid + 1,
+                            _ => hi = mid,
+                        }
+                    }
+                    if lo < n {
+                        cut = Some(f.from_offset() + (lo * CQ_UNIT_SIZE) as i64);
+                    }
+                    break;
                 }
-                if u != FILLER {
-                    max_phy = u.phy_offset + u.size as i64;
-                }
-                pos += CQ_UNIT_SIZE;
             }
         }
-        if let Some(end) = new_end {
-            tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");
-            self.queue.truncate_dirty(end)?;
-            if self.queue.is_empty() {
-                self.min_logic_offset.store(0, Ordering::Release);
-            }
-            self.max_physic_offset.store(max_phy, Ordering::Release);
+        let Some(end) = cut else { return Ok(()) };
+        tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");
+        self.queue.truncate_dirty(end)?;
+        let last = (end / CQ_UNIT_SIZE as i64)
+            .checked_sub(1)
+            .and_then(|i| self.get_unit(i));
+        let max_phy = match last {
+            Some(u) if u != FILLER => u.phy_offset + u.size as i64,
+            _ => -1,
+        };
+        self.max_physic_offset.store(max_phy, Ordering::Release);
+        if self.queue.is_empty() {
+            self.min_logic_offset.store(0, Ordering::Release);
         }
         Ok(())
     }

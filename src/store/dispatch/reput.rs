@@ -11,7 +11,9 @@ use crate::store::error::Result;
 use crate::store::StoreInner;
 
 /// Dispatches records from `inner.reput_offset` up to `limit`. Returns the units dispatched.
+/// Holds `inner.dispatch_lock`: consume queues and the index have exactly one writer at a time.
 pub(crate) fn reput_until(inner: &StoreInner, limit: i64, notify: bool) -> Result<u64> {
+    let _single_writer = inner.dispatch_lock.lock();
     let cl = &inner.commitlog;
     let mut n = 0u64;
     loop {

@@ -190,6 +190,27 @@ impl IndexService {
         Ok(n)
     }
 
+    /// Recovery after the commit log was cut at `end`: deletes the newest files holding entries at
+    /// or past `end` (index entries cannot be removed one by one) and returns the commit-log
+    /// offset from which they must be rebuilt.
+    pub fn drop_files_past(&self, end: i64) -> Result<Option<i64>> {
+        let mut files = self.files.lock();
+        let mut rebuild_from = None;
+        while let Some(last) = files.last() {
+            if last.header.end_phy_offset < end {
+                break;
+            }
+            let f = files.pop().expect("checked above");
+            let path = f.path().to_path_buf();
+            let begin = f.header.begin_phy_offset;
+            drop(f);
+            tracing::info!(file = %path.display(), end, "index file points past the recovered end; rebuilding it");
+            std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+            rebuild_from = Some(begin);
+        }
+        Ok(rebuild_from)
+    }
+
     /// Deletes every index file.
     pub fn destroy(&self) -> Result<()> {
         let mut files = self.files.lock();

@@ -10,6 +10,7 @@
 pub mod mut_map;
 pub mod os;
 pub mod queue;
+pub mod read_only;
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -233,11 +234,22 @@ impl MappedFile {
             std::slice::from_raw_parts_mut(self.map.as_mut_ptr().add(from), self.size - from)
         };
         let mut dirty = false;
-        for chunk in tail.chunks_mut(OS_PAGE_SIZE) {
-            if chunk.iter().any(|&b| b != 0) {
-                chunk.fill(0);
-                dirty = true;
+        // Only file regions that hold data can be non-zero: skip holes (SEEK_DATA/SEEK_HOLE) so a
+        // clean start does not read through gigabytes of sparse tail.
+        let mut pos = 0usize;
+        while pos < tail.len() {
+            let Some((data, hole)) = self.data_extent(from + pos) else {
+                break;
+            };
+            let start = data.saturating_sub(from).max(pos);
+            let end = hole.saturating_sub(from).min(tail.len());
+            for chunk in tail[start.min(end)..end].chunks_mut(OS_PAGE_SIZE) {
+                if chunk.iter().any(|&b| b != 0) {
+                    chunk.fill(0);
+                    dirty = true;
+                }
             }
+            pos = end.max(start + 1);
         }
         if dirty {
             self.map
@@ -245,6 +257,26 @@ impl MappedFile {
                 .map_err(|e| StoreError::io(&self.path, e))?;
         }
         Ok(())
+    }
+
+    /// The next data extent at or after `pos`: (data start, following hole start), or `None`
+    /// when only holes follow. File systems without SEEK_DATA report the whole rest as data.
+    fn data_extent(&self, pos: usize) -> Option<(usize, usize)> {
+        use std::os::unix::io::AsRawFd;
+        let fd = self._file.as_raw_fd();
+        // SAFETY: lseek on a descriptor we own; it only moves the (unused) file offset.
+        let data = unsafe { libc::lseek(fd, pos as libc::off_t, libc::SEEK_DATA) };
+        if data < 0 {
+            let err = std::io::Error::last_os_error();
+            return match err.raw_os_error() {
+                Some(libc::ENXIO) => None,
+                _ => Some((pos, self.size)),
+            };
+        }
+        // SAFETY: as above.
+        let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
+        let hole = if hole < 0 { self.size } else { hole as usize };
+        Some((data as usize, hole.min(self.size)))
     }
 
     /// Unlinks the file; readers holding an `Arc` keep their mapping.
@@ -267,6 +299,28 @@ impl MappedFile {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
+    }
+
+    /// Pre-faults `[from, from+len)` writable (MADV_POPULATE_WRITE) so the writer does not take
+    /// page faults (and the kernel's page zeroing) on its critical path. Contents are unchanged.
+    /// Returns false when the kernel does not support it.
+    pub fn populate(&self, from: usize, len: usize) -> bool {
+        let start = from / OS_PAGE_SIZE * OS_PAGE_SIZE;
+        let end = (from + len).min(self.size);
+        if end <= start {
+            return true;
+        }
+        // SAFETY: the range is inside the mapping; MADV_POPULATE_WRITE only makes the kernel fault
+        // the pages in (no user-visible write, contents preserved), so it cannot race with the
+        // writer or readers in the Rust memory model.
+        let rc = unsafe {
+            libc::madvise(
+                self.map.as_mut_ptr().add(start) as *mut libc::c_void,
+                end - start,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+        rc == 0
     }
 
     /// Touches every page of the unwritten part (warmMapedFileEnable).
