@@ -14,13 +14,17 @@ use rmqd::namesrv::server::NamesrvServer;
 use rmqd::namesrv::NamesrvConfig;
 use rmqd::store::config::MessageStoreConfig;
 
-const USAGE: &str = "usage: rmqd [-c broker.conf] [-n namesrvAddr] [-p]\n       rmqd namesrv [-c namesrv.conf] [-p]";
+const USAGE: &str = "usage: rmqd [-c broker.conf] [-n namesrvAddr] [-p]
+       rmqd namesrv [-c namesrv.conf] [-p]
+       rmqd store verify <storeDir> [-c broker.conf]
+       rmqd store dump <storeDir> commitlog [fromOffset [limit]] | cq <topic> <queueId> | index | checkpoint [-c broker.conf]";
 
 fn main() -> ExitCode {
     init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("namesrv") => run_namesrv(&args[1..]),
+        Some("store") => run_store_tool(&args[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
@@ -214,6 +218,91 @@ async fn start_embedded_namesrv(
     });
     tracing::info!(%addr, "embedded NameServer started");
     Ok(Some(ns))
+}
+
+/// `rmqd store verify|dump <dir>`: the operator's store tool. File sizes come from `-c` (the
+/// broker's config) or the Java defaults.
+fn run_store_tool(args: &[String]) -> Result<(), String> {
+    let (mut rest, mut conf) = (Vec::new(), None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-c" => conf = Some(it.next().ok_or("-c needs a file")?.clone()),
+            _ => rest.push(a.as_str()),
+        }
+    }
+    let (Some(cmd), Some(dir)) = (rest.first(), rest.get(1)) else {
+        return Err(USAGE.into());
+    };
+    let mut cfg = MessageStoreConfig::default();
+    if let Some(path) = &conf {
+        for (k, v) in read_properties(path)? {
+            cfg.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
+        }
+    }
+    cfg.set("storePathRootDir", dir)
+        .map_err(|e| e.to_string())?;
+    cfg.store_path_commit_log = None;
+    match *cmd {
+        "verify" => verify_store(&cfg),
+        "dump" => dump_store(&cfg, &rest[2..]),
+        _ => Err(USAGE.into()),
+    }
+}
+
+fn verify_store(cfg: &MessageStoreConfig) -> Result<(), String> {
+    use std::io::Write;
+    let mut last = std::time::Instant::now();
+    let mut progress = |phase: &str, done: u64, total: u64| {
+        if last.elapsed().as_millis() >= 200 || done == total {
+            last = std::time::Instant::now();
+            let pct = (done * 100).checked_div(total).unwrap_or(100);
+            eprint!("\r{phase:<14} {pct:>3}% ({done}/{total})   ");
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let report = rmqd::store::tools::verify(cfg, &mut progress).map_err(|e| e.to_string())?;
+    eprintln!();
+    println!(
+        "commitlog: {} files, {} records ({} bytes), valid end {}; consumequeue: {} queues, {} units; index: {} files, {} entries; abort file: {}",
+        report.commit_log_files, report.records, report.record_bytes, report.commit_log_end,
+        report.consume_queues, report.cq_units, report.index_files, report.index_entries,
+        if report.abort_present { "present (last stop was not clean)" } else { "absent" },
+    );
+    for p in &report.problems {
+        println!("PROBLEM {} @ {}: {}", p.file.display(), p.offset, p.what);
+    }
+    if report.is_ok() {
+        println!("store OK");
+        Ok(())
+    } else {
+        Err(format!(
+            "{} problem(s) found; start the broker to recover, or restore from a replica",
+            report.problems.len()
+        ))
+    }
+}
+
+fn dump_store(cfg: &MessageStoreConfig, what: &[&str]) -> Result<(), String> {
+    use rmqd::store::tools::DumpTarget;
+    let num = |s: Option<&&str>, d: i64| {
+        s.map(|v| v.parse::<i64>().map_err(|_| format!("not a number: {v}")))
+            .unwrap_or(Ok(d))
+    };
+    let target = match what.first().copied() {
+        Some("commitlog") | None => DumpTarget::CommitLog {
+            from: num(what.get(1), 0)?,
+            limit: num(what.get(2), 100)? as usize,
+        },
+        Some("cq") => DumpTarget::ConsumeQueue {
+            topic: what.get(1).ok_or("cq needs a topic")?.to_string(),
+            queue_id: num(what.get(2), 0)? as i32,
+        },
+        Some("index") => DumpTarget::Index,
+        Some("checkpoint") => DumpTarget::Checkpoint,
+        Some(other) => return Err(format!("unknown dump target {other:?}\n{USAGE}")),
+    };
+    rmqd::store::tools::dump(cfg, &target, &mut std::io::stdout().lock()).map_err(|e| e.to_string())
 }
 
 async fn wait_for_signal() {

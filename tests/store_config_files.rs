@@ -23,7 +23,7 @@ fn writes_topics_json_like_fastjson() {
         },
         ..Default::default()
     };
-    let mut t = TopicConfig::new("TopicTest");
+    let mut t = TopicConfig::new("TopicTest", 16, 16, 6);
     t.read_queue_nums = 4;
     t.write_queue_nums = 4;
     w.topic_config_table.insert("TopicTest".into(), t);

@@ -64,10 +64,10 @@ fn write_store_for_java() {
     }
     store.shutdown();
     let mut topics = TopicConfigSerializeWrapper {
-        data_version: DataVersion::new_now(),
+        data_version: DataVersion::default(),
         ..Default::default()
     };
-    let mut tc = TopicConfig::new(&topic);
+    let mut tc = TopicConfig::new(&topic, 16, 16, 6);
     tc.read_queue_nums = 4;
     tc.write_queue_nums = 4;
     topics.topic_config_table.insert(topic.clone(), tc);

@@ -2,6 +2,7 @@
 //! sysflags, message ids, tag hash, topic/group name rules, system topic names, batch bodies.
 
 pub mod batch;
+pub mod data_version;
 pub mod java_properties;
 pub mod message;
 pub mod msg_id;

@@ -2,13 +2,15 @@
 //! written to `consumerOffset.json` periodically and at shutdown; plus the server-side reset
 //! table that the next pull of a queue turns into PULL_OFFSET_MOVED.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use dashmap::DashMap;
 use parking_lot::Mutex;
 
 use super::persist::JsonFile;
+use crate::common::data_version::DataVersion;
+use crate::store::config_files::{self, ConsumerOffsetWrapper};
 
 const SEP: char = '@';
 
@@ -142,114 +144,36 @@ impl ConsumerOffsetManager {
         self.file.persist(&self.encode())
     }
 
-    /// The Java shape: `{"offsetTable":{"topic@group":{0:12,1:7}}}` — fastjson writes the queue
-    /// ids as unquoted integer keys, and the Java broker reads them back that way.
+    /// The Java shape, `{"dataVersion":…,"groupTopicMap":…,"offsetTable":{"topic@group":{"0":12}}}`
+    /// (quoted integer keys: standard JSON, which Java's fastjson reads back).
     pub fn encode(&self) -> String {
-        let sorted: BTreeMap<String, BTreeMap<i32, i64>> = self
-            .table
-            .iter()
-            .map(|e| {
-                (
-                    e.key().clone(),
-                    e.value().iter().map(|(q, o)| (*q, *o)).collect(),
-                )
-            })
-            .collect();
-        let mut out = String::from("{\n\t\"offsetTable\":{");
-        for (i, (k, queues)) in sorted.iter().enumerate() {
-            out.push_str(if i == 0 { "\n\t\t" } else { ",\n\t\t" });
-            out.push_str(&serde_json::to_string(k).unwrap_or_default());
-            out.push_str(":{");
-            let inner: Vec<String> = queues.iter().map(|(q, o)| format!("{q}:{o}")).collect();
-            out.push_str(&inner.join(","));
-            out.push('}');
-        }
-        out.push_str("\n\t}\n}");
-        out
+        let mut w = ConsumerOffsetWrapper {
+            data_version: DataVersion::default(),
+            offset_table: self
+                .table
+                .iter()
+                .map(|e| {
+                    (
+                        e.key().clone(),
+                        e.value().iter().map(|(q, o)| (*q, *o)).collect(),
+                    )
+                })
+                .collect(),
+            ..Default::default()
+        };
+        w.derive_group_topic_map();
+        config_files::to_fastjson_pretty(&w)
     }
 }
 
 /// Reads `offsetTable` from consumerOffset.json text, with or without quoted integer keys.
 pub fn parse_offset_table(text: &str) -> Result<HashMap<String, HashMap<i32, i64>>, String> {
-    let normalized = quote_integer_keys(text);
-    let v: serde_json::Value =
-        serde_json::from_str(&normalized).map_err(|e| format!("bad JSON: {e}"))?;
-    let mut out = HashMap::new();
-    let Some(table) = v.get("offsetTable").and_then(|t| t.as_object()) else {
-        return Ok(out);
-    };
-    for (k, queues) in table {
-        let Some(queues) = queues.as_object() else {
-            continue;
-        };
-        let m = queues
-            .iter()
-            .filter_map(|(q, o)| Some((q.trim().parse::<i32>().ok()?, o.as_i64()?)))
-            .collect();
-        out.insert(k.clone(), m);
-    }
-    Ok(out)
-}
-
-/// Turns fastjson's `{0:12}` into `{"0":12}`: an integer right after `{` or `,` (outside
-/// strings) and followed by `:` is quoted.
-pub fn quote_integer_keys(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut i = 0;
-    let mut in_str = false;
-    let mut last_struct = b' ';
-    while i < b.len() {
-        let c = b[i];
-        if in_str {
-            out.push(c as char);
-            if c == b'\\' && i + 1 < b.len() {
-                out.push(b[i + 1] as char);
-                i += 2;
-                continue;
-            }
-            if c == b'"' {
-                in_str = false;
-            }
-            i += 1;
-            continue;
-        }
-        if c == b'"' {
-            in_str = true;
-        } else if (c == b'-' || c.is_ascii_digit()) && (last_struct == b'{' || last_struct == b',')
-        {
-            let start = i;
-            let mut j = i + 1;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            let mut k = j;
-            while k < b.len() && b[k].is_ascii_whitespace() {
-                k += 1;
-            }
-            if k < b.len() && b[k] == b':' {
-                out.push('"');
-                out.push_str(&text[start..j]);
-                out.push('"');
-                i = j;
-                last_struct = b' ';
-                continue;
-            }
-        }
-        if !c.is_ascii_whitespace() {
-            last_struct = c;
-        }
-        // Non-ASCII bytes are copied through whole characters.
-        if c < 0x80 {
-            out.push(c as char);
-            i += 1;
-        } else {
-            let ch = text[i..].chars().next().unwrap_or('\u{fffd}');
-            out.push(ch);
-            i += ch.len_utf8();
-        }
-    }
-    out
+    let w: ConsumerOffsetWrapper =
+        config_files::from_fastjson(text).map_err(|e| format!("bad JSON: {e}"))?;
+    Ok(w.offset_table
+        .into_iter()
+        .map(|(k, m)| (k, m.into_iter().collect()))
+        .collect())
 }
 
 #[cfg(test)]
@@ -267,10 +191,15 @@ mod tests {
     }
 
     #[test]
-    fn quoting_leaves_strings_and_values_alone() {
-        assert_eq!(
-            quote_integer_keys(r#"{"a":"{1:2}",3:4,"b":[5,6]}"#),
-            r#"{"a":"{1:2}","3":4,"b":[5,6]}"#
+    fn encodes_the_java_shape_and_reads_it_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = ConsumerOffsetManager::load(dir.path().join("consumerOffset.json")).unwrap();
+        m.commit("G", "T", 3, 42);
+        let text = m.encode();
+        assert!(
+            text.contains("\"offsetTable\"") && text.contains("\"groupTopicMap\""),
+            "{text}"
         );
+        assert_eq!(parse_offset_table(&text).unwrap()["T@G"][&3], 42);
     }
 }

@@ -9,7 +9,8 @@ pub mod consume_stats;
 pub mod consumer_connection;
 pub mod consumer_list;
 pub mod consumer_running_info;
-pub mod data_version;
+/// `DataVersion` lives in `common` (shared with the store's config files).
+pub use crate::common::data_version;
 pub mod fastjson;
 pub mod group_list;
 pub mod heartbeat;

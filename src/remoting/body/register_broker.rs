@@ -125,7 +125,8 @@ impl RegisterBrokerBody {
         let mut r = ZlibDecoder::new(body).take(MAX_INFLATED_BODY);
         let mut out = Self::default();
         let w = &mut out.topic_config_serialize_wrapper;
-        w.data_version = DataVersion::decode(&read_chunk(&mut r, "dataVersion")?)?;
+        w.data_version = DataVersion::decode(&read_chunk(&mut r, "dataVersion")?)
+            .map_err(|e| RemotingError::Body(format!("DataVersion: {e}")))?;
         let count = read_i32(&mut r, "topicCount")?;
         for i in 0..count.max(0) {
             let line = read_chunk(&mut r, "topicConfig")?;

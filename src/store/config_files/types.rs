@@ -5,80 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-/// `DataVersion`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct DataVersion {
-    pub counter: i64,
-    pub state_version: i64,
-    pub timestamp: i64,
-}
-
-impl DataVersion {
-    /// A fresh version (now, counter 0).
-    pub fn new_now() -> Self {
-        DataVersion {
-            counter: 0,
-            state_version: 0,
-            timestamp: crate::store::util::now_ms(),
-        }
-    }
-    /// Java `nextVersion`.
-    pub fn next(&mut self) {
-        self.counter += 1;
-        self.timestamp = crate::store::util::now_ms();
-    }
-}
+pub use crate::common::data_version::DataVersion;
+pub use crate::common::topic::TopicConfig;
 
 fn t() -> bool {
     true
 }
 fn sixteen() -> i32 {
     16
-}
-fn six() -> i32 {
-    6
-}
-fn single_tag() -> String {
-    "SINGLE_TAG".into()
-}
-
-/// `TopicConfig`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TopicConfig {
-    #[serde(default)]
-    pub attributes: BTreeMap<String, String>,
-    #[serde(default)]
-    pub order: bool,
-    #[serde(default = "six")]
-    pub perm: i32,
-    #[serde(default = "sixteen")]
-    pub read_queue_nums: i32,
-    #[serde(default = "single_tag")]
-    pub topic_filter_type: String,
-    #[serde(default)]
-    pub topic_name: String,
-    #[serde(default)]
-    pub topic_sys_flag: i32,
-    #[serde(default = "sixteen")]
-    pub write_queue_nums: i32,
-}
-
-impl TopicConfig {
-    /// Java defaults for `name`.
-    pub fn new(name: &str) -> Self {
-        TopicConfig {
-            attributes: BTreeMap::new(),
-            order: false,
-            perm: 6,
-            read_queue_nums: 16,
-            topic_filter_type: single_tag(),
-            topic_name: name.to_string(),
-            topic_sys_flag: 0,
-            write_queue_nums: 16,
-        }
-    }
 }
 
 /// `topics.json` (TopicConfigSerializeWrapper).

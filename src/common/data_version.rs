@@ -1,11 +1,10 @@
-//! `DataVersion`: the version stamp of a broker's topic configs (REGISTER_BROKER, QUERY_DATA_VERSION).
+//! `DataVersion`: the version stamp of a broker's topic and group configs (topics.json,
+//! subscriptionGroup.json, REGISTER_BROKER, QUERY_DATA_VERSION).
 //!
 //! Java writes `{"counter":3,"stateVersion":0,"timestamp":1700000000000}` (fastjson, alphabetical);
 //! equality compares all three fields, as Java's `equals` does.
 
 use serde::{Deserialize, Serialize};
-
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -51,8 +50,8 @@ impl DataVersion {
         serde_json::to_vec(self).unwrap_or_default()
     }
 
-    pub fn decode(bytes: &[u8]) -> Result<Self, RemotingError> {
-        serde_json::from_slice(bytes).map_err(|e| RemotingError::Body(format!("DataVersion: {e}")))
+    pub fn decode(bytes: &[u8]) -> Result<Self, serde_json::Error> {
+        serde_json::from_slice(bytes)
     }
 }
 
