@@ -185,7 +185,16 @@ public final class Main {
 
         void createTopic(String topic, int queues) throws Exception {
             TopicConfig tc = new TopicConfig(topic, queues, queues);
-            admin().createAndUpdateTopicConfig(brokerAddr, tc);
+            for (int attempt = 1; ; attempt++) { // a cold/restarted broker on a loaded box can miss one timeout
+                try {
+                    admin().createAndUpdateTopicConfig(brokerAddr, tc);
+                    break;
+                } catch (org.apache.rocketmq.remoting.exception.RemotingTimeoutException e) {
+                    if (attempt >= 3) {
+                        throw e;
+                    }
+                }
+            }
             waitRoute(topic, queues, 20_000);
         }
 
