@@ -4,7 +4,7 @@
 #
 # Builds nothing Rust: expects $RMQD_BIN (default target/release/rmqd) built by the caller.
 # Env:
-#   COMPAT_SUITES   comma list of: data, mqadmin, restart, namesrv, issue7   (default: namesrv,data,mqadmin,restart)
+#   COMPAT_SUITES   comma list of: data, go, mqadmin, restart, namesrv, issue7   (default: namesrv,data,go,mqadmin,restart)
 #   COMPAT_BROKERS  comma list of: java, rmqd                                (default: java,rmqd)
 #   COMPAT_ONLY     optional comma list of Java scenario ids to restrict the data/issue7 suites (e.g. J01,J04)
 #   RMQD_BIN        path of the rmqd binary; RMQD_START_TIMEOUT seconds to wait for its port (default 20)
@@ -22,7 +22,7 @@ export RUN_DIR=${RUN_DIR:-$COMPAT_DIR/.run/run-$(date +%Y%m%d-%H%M%S)}
 # shellcheck source=mqadmin.sh
 . "$COMPAT_DIR/mqadmin.sh"
 
-SUITES=",${COMPAT_SUITES:-namesrv,data,mqadmin,restart},"
+SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart},"
 BROKERS=${COMPAT_BROKERS:-java,rmqd}
 RID=r$(date +%H%M%S)
 RESULTS="$RUN_DIR/results.tsv"
@@ -48,8 +48,11 @@ record() {
 }
 
 # ids of the Java scenarios per suite (must exist in compat.Main)
-DATA_IDS=(J01 J02 J04 J05 J06 J06S J07 J08 J09 J10 J16 J18 J18R J19)
-ISSUE7_IDS=(J11 J12 J13 J14 J15 J21)
+DATA_IDS=(J01 J02 J04 J05 J06 J07 J08 J09 J10 J16 J18 J18R J19)
+# issue 7 (retry/DLQ, delay, transactions, orderly, SQL92, request/reply): opt-in until rmqd has them
+ISSUE7_IDS=(J06S J11 J12 J13 J14 J15 J21)
+GO_IDS=(G01 G02 G03 G04 G09)
+GO_ISSUE7_IDS=(G05 G06 G07 G08)
 MQA_IDS=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24)
 NSA_IDS=(NS-A01 NS-A02 NS-A03 NS-A04 NS-A05)
 
@@ -64,7 +67,7 @@ fail_all() { # fail_all <detail> ids...
   local d=$1 i; shift
   for i in "$@"; do record "$i" "$(client_of "$i")" FAIL 0 "$d"; done
 }
-client_of() { case $1 in M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac; }
+client_of() { case $1 in G*) echo go ;; X*) echo go+java ;; M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac; }
 
 # run_main <timeout_s> <label-map> <jvm opts...> -- <Main args incl. --only>
 # Parses the JSON lines; scenarios that never reported (JVM crash / timeout) are FAILed.
@@ -120,6 +123,50 @@ suite_issue7() {
   CUR_SUITE=issue7
   local ids; ids=$(filter_only "${ISSUE7_IDS[@]}" | paste -sd, -)
   [ -n "$ids" ] && run_main 700 -- --broker-addr "$1" --only "$ids" --run-id "${RID}${CUR_BROKER:0:1}"
+  dump_logs_if_failed
+}
+
+# go: the real Go client (compat-tests/go), plus Java+Go interop (X01 one group, X02 both directions)
+run_go() { # run_go <timeout_s> <ids...>
+  local tmo=$1; shift
+  local ids; ids=$(filter_only "$@" | paste -sd, -)
+  [ -n "$ids" ] || return 0
+  local out="$RUN_DIR/go-$CUR_BROKER-$CUR_SUITE.out" gobin="$COMPAT_DIR/go/bin/compat-go"
+  if [ ! -x "$gobin" ]; then fail_all "compat-go not built (compat-tests/go/build.sh)" ${ids//,/ }; return; fi
+  timeout -k 5 "$tmo" "$gobin" -ns "$NS_ADDR" -broker "$A" -broker-name "$BROKER_NAME" -run "$ids" \
+    -run-id "${RID}g${CUR_BROKER:0:1}" -log "$RUN_DIR/go-$CUR_BROKER-$CUR_SUITE.log" > "$out" 2>&1
+  ingest_json_lines "$out" "$ids" go
+}
+run_x() { # run_x <X01|X02>: the Java+Go interop scripts
+  local id=$1 script; script="$COMPAT_DIR/go/$(echo "$1" | tr 'X' 'x').sh"
+  [ -n "$(filter_only "$id")" ] || return 0
+  local out="$RUN_DIR/$id-$CUR_BROKER.out"
+  RUN_DIR="$RUN_DIR" timeout -k 5 300 "$script" -ns "$NS_ADDR" -broker "$A" -run-id "${RID}${id}${CUR_BROKER:0:1}" > "$out" 2>&1
+  ingest_json_lines "$out" "$id" go+java
+}
+ingest_json_lines() { # ingest_json_lines <file> <expected ids, comma list> <client>
+  local seen="," id client status ms detail
+  while IFS=$'\t' read -r id client status ms detail; do
+    record "$id" "$client" "$status" "$ms" "$detail"; seen="$seen$id,"
+  done < <(python3 -c '
+import json,sys
+for line in open(sys.argv[1], errors="replace"):
+    line=line.strip()
+    if not line.startswith("{\"id\""): continue
+    try: j=json.loads(line)
+    except Exception: continue
+    print("\t".join([j["id"], j.get("client","go"), j["status"], str(j.get("ms",0)), j.get("detail","").replace("\t"," ").replace("\n"," ")]))
+' "$1")
+  for id in ${2//,/ }; do
+    [[ $seen == *",$id,"* ]] || record "$id" "$3" FAIL 0 "runner ended before reporting; see $1"
+  done
+}
+suite_go() {
+  CUR_SUITE=go
+  A=$1
+  run_go 600 "${GO_IDS[@]}"
+  run_x X01
+  run_x X02
   dump_logs_if_failed
 }
 
@@ -203,7 +250,8 @@ broker_phase() { # broker_phase <java|rmqd>
   if [ -n "$why" ]; then
     log "$why"; broker_logs 100 >&2
     has_suite data && { CUR_SUITE=data; fail_all "$why" $(filter_only "${DATA_IDS[@]}" J03A J03B); }
-    has_suite issue7 && { CUR_SUITE=issue7; fail_all "$why" $(filter_only "${ISSUE7_IDS[@]}"); }
+    has_suite issue7 && { CUR_SUITE=issue7; fail_all "$why" $(filter_only "${ISSUE7_IDS[@]}" "${GO_ISSUE7_IDS[@]}"); }
+    has_suite go && { CUR_SUITE=go; fail_all "$why" $(filter_only "${GO_IDS[@]}" X01 X02); }
     has_suite mqadmin && { CUR_SUITE=mqadmin; fail_all "$why" "${MQA_IDS[@]}"; }
     has_suite namesrv && { CUR_SUITE=namesrv; fail_all "$why" NS-B; }
     has_suite restart && { CUR_SUITE=restart; fail_all "$why" R01-SEND R01-TERM R01-VERIFY R01-KILL; }
@@ -214,7 +262,8 @@ broker_phase() { # broker_phase <java|rmqd>
   local s
   has_suite namesrv && { s=$SECONDS; suite_namesrv_b "$A"; TIMES+=("$kind namesrv-b $((SECONDS - s))s"); }
   has_suite data && { s=$SECONDS; suite_data "$A"; TIMES+=("$kind data $((SECONDS - s))s"); }
-  has_suite issue7 && { s=$SECONDS; suite_issue7 "$A"; TIMES+=("$kind issue7 $((SECONDS - s))s"); }
+  has_suite issue7 && { s=$SECONDS; suite_issue7 "$A"; CUR_SUITE=issue7; run_go 600 "${GO_ISSUE7_IDS[@]}"; TIMES+=("$kind issue7 $((SECONDS - s))s"); }
+  has_suite go && { s=$SECONDS; suite_go "$A"; TIMES+=("$kind go $((SECONDS - s))s"); }
   has_suite mqadmin && { s=$SECONDS; suite_mqadmin "$A"; TIMES+=("$kind mqadmin $((SECONDS - s))s"); }
   if has_suite namesrv && [ "$kind" = java ]; then s=$SECONDS; namesrv_a_steps "$A"; TIMES+=("java namesrv-a(oracle) $((SECONDS - s))s"); fi
   if has_suite restart; then
