@@ -2,8 +2,18 @@
 //! use it: `key=value`, `key:value` or `key value`; `#`/`!` comments; `\` line continuations;
 //! `\t \n \r \f \uXXXX` escapes. Written back as `key=value\n`.
 
-/// Parses properties text into (key, value) pairs in file order.
+/// Parses properties text into (key, value) pairs in file order; a key given twice keeps its
+/// last value (in the position of its last occurrence), as `Properties.load` leaves it.
 pub fn parse(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (k, v) in parse_all(text) {
+        out.retain(|(ek, _)| *ek != k);
+        out.push((k, v));
+    }
+    out
+}
+
+fn parse_all(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut logical = String::new();
     for raw in text.lines() {

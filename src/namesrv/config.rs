@@ -307,85 +307,9 @@ fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, ConfigError> {
     })
 }
 
-/// Parses Java properties text (`java.util.Properties.load`): `#`/`!` comments, `=`, `:` or
-/// blank separators, `\` line continuation, `\t \n \r \f \uXXXX` escapes. Later keys win.
+/// Parses Java properties text (`java.util.Properties.load` rules; later keys win).
 pub fn parse_properties(text: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut logical = String::new();
-    for raw in text.lines() {
-        let line = raw.trim_start();
-        if logical.is_empty() && (line.is_empty() || line.starts_with('#') || line.starts_with('!'))
-        {
-            continue;
-        }
-        let trailing = line.chars().rev().take_while(|&c| c == '\\').count();
-        if trailing % 2 == 1 {
-            logical.push_str(&line[..line.len() - 1]);
-            continue;
-        }
-        logical.push_str(line);
-        let (k, v) = split_key_value(&logical);
-        out.retain(|(ek, _)| *ek != k);
-        out.push((k, v));
-        logical.clear();
-    }
-    if !logical.is_empty() {
-        let (k, v) = split_key_value(&logical);
-        out.retain(|(ek, _)| *ek != k);
-        out.push((k, v));
-    }
-    out
-}
-
-fn split_key_value(line: &str) -> (String, String) {
-    let chars: Vec<char> = line.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => i += 2,
-            '=' | ':' | ' ' | '\t' | '\x0c' => break,
-            _ => i += 1,
-        }
-    }
-    let key: String = chars[..i.min(chars.len())].iter().collect();
-    let mut j = i;
-    while j < chars.len() && matches!(chars[j], ' ' | '\t' | '\x0c') {
-        j += 1;
-    }
-    if j < chars.len() && matches!(chars[j], '=' | ':') {
-        j += 1;
-    }
-    while j < chars.len() && matches!(chars[j], ' ' | '\t' | '\x0c') {
-        j += 1;
-    }
-    let value: String = chars[j.min(chars.len())..].iter().collect();
-    (unescape(&key), unescape(&value))
-}
-
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut it = s.chars();
-    while let Some(c) = it.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('f') => out.push('\x0c'),
-            Some('u') => {
-                let hex: String = it.by_ref().take(4).collect();
-                if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    out.push(ch);
-                }
-            }
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
+    crate::common::java_properties::parse(text)
 }
 
 #[cfg(test)]
