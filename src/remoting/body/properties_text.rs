@@ -58,7 +58,10 @@ mod tests {
             ]
         );
         // A short \u escape is read leniently (as far as it goes), where Java would throw.
-        assert_eq!(decode_properties_text(b"k=\\u12").unwrap(), vec![("k".to_string(), "\u{12}".to_string())]);
+        assert_eq!(
+            decode_properties_text(b"k=\\u12").unwrap(),
+            vec![("k".to_string(), "\u{12}".to_string())]
+        );
         assert!(decode_properties_text(b"\xff=1").is_err());
     }
 }
