@@ -84,15 +84,16 @@ fn read_properties(path: &str) -> Result<Vec<(String, String)>, String> {
     Ok(java_properties::parse(&text))
 }
 
-/// Loads `-c` into the broker's and the store's configs: each key goes to the broker first,
-/// then to the store; a key neither knows is logged and ignored.
+/// Loads `-c` into the broker's and the store's configs; a key neither knows is logged and ignored.
 fn load_broker_config(flags: &Flags) -> Result<(BrokerConfig, MessageStoreConfig), String> {
     let mut config = BrokerConfig::default();
     let mut store = MessageStoreConfig::default();
     if let Some(path) = &flags.config_file {
         for (k, v) in read_properties(path)? {
-            let known = config.set(&k, &v).map_err(|e| format!("{path}: {e}"))?
-                || store.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
+            // Both halves see every key: a few (brokerRole, ...) matter to each.
+            let for_broker = config.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
+            let for_store = store.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
+            let known = for_broker || for_store;
             if !known {
                 tracing::warn!(key = %k, file = %path, "unknown or unsupported config key, ignored");
             }

@@ -53,8 +53,6 @@ pub struct BrokerConfig {
     pub long_polling_enable: bool,
     pub short_polling_time_mills: u64,
     pub transfer_msg_by_heap: bool,
-    pub max_transfer_count_on_message_in_memory: i32,
-    pub max_transfer_bytes_on_message_in_memory: i64,
     pub channel_not_active_interval: u64,
     pub enable_property_filter: bool,
     pub use_server_side_reset_offset: bool,
@@ -91,8 +89,6 @@ impl Default for BrokerConfig {
             long_polling_enable: true,
             short_polling_time_mills: 1_000,
             transfer_msg_by_heap: true,
-            max_transfer_count_on_message_in_memory: 32,
-            max_transfer_bytes_on_message_in_memory: 256 * 1024,
             channel_not_active_interval: 120_000,
             enable_property_filter: false,
             use_server_side_reset_offset: true,
@@ -134,12 +130,6 @@ impl BrokerConfig {
             "longPollingEnable" => self.long_polling_enable = boolean(key, v)?,
             "shortPollingTimeMills" => self.short_polling_time_mills = num(key, v)?,
             "transferMsgByHeap" => self.transfer_msg_by_heap = boolean(key, v)?,
-            "maxTransferCountOnMessageInMemory" => {
-                self.max_transfer_count_on_message_in_memory = num(key, v)?
-            }
-            "maxTransferBytesOnMessageInMemory" => {
-                self.max_transfer_bytes_on_message_in_memory = num(key, v)?
-            }
             "channelNotActiveInterval" => self.channel_not_active_interval = num(key, v)?,
             "enablePropertyFilter" => self.enable_property_filter = boolean(key, v)?,
             "useServerSideResetOffset" => self.use_server_side_reset_offset = boolean(key, v)?,

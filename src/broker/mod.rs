@@ -101,8 +101,8 @@ impl BrokerContext {
         let mut probe_broker = self.config.clone();
         let mut probe_store = self.store.config().clone();
         for (k, v) in pairs {
-            let known = probe_broker.set(k, v).map_err(|e| e.to_string())?
-                || probe_store.set(k, v).map_err(|e| e.to_string())?;
+            let for_broker = probe_broker.set(k, v).map_err(|e| e.to_string())?;
+            let known = probe_store.set(k, v).map_err(|e| e.to_string())? || for_broker;
             if !known {
                 tracing::warn!(key = %k, "UPDATE_BROKER_CONFIG: unknown key recorded");
             }
