@@ -5,8 +5,11 @@ use crate::broker::client_registry::{ClientChannel, ConsumerRegistration};
 use crate::broker::error::BrokerError;
 use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
+use crate::common::filter::{FilterError, SqlFilter, SQL92};
 use crate::common::topic::{retry_topic, PERM_READ, PERM_WRITE};
+use crate::remoting::body::fastjson;
 use crate::remoting::body::heartbeat::HeartbeatData;
+use crate::remoting::body::subscription_data::SubscriptionData;
 use crate::remoting::header::unregister_client::UnregisterClientRequestHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
@@ -89,15 +92,47 @@ pub fn unregister_client(
     }
 }
 
-/// CHECK_CLIENT_CONFIG: TAG subscriptions are always fine; SQL92 needs a filter engine rmqd
-/// does not have yet, so it is refused here — at subscription, not at delivery.
-pub fn check_client_config(_ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+/// CHECK_CLIENT_CONFIG (Java `checkClientConfig`): the consumer asks before subscribing whether
+/// this broker accepts its filter. TAG always; other types only with `enablePropertyFilter`
+/// (else SYSTEM_ERROR), and only when the expression compiles (else SUBSCRIPTION_PARSE_FAILED
+/// with the reason). A body without a subscription is accepted.
+pub fn check_client_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
     let body = request.body.to_bytes();
-    let text = String::from_utf8_lossy(&body);
-    let sql = text.contains("\"expressionType\":\"SQL92\"");
-    if sql {
-        let remark = "The broker does not support consumer to filter message by SQL92";
+    let sub = match fastjson::from_slice::<CheckClientRequestBody>(&body) {
+        Ok(CheckClientRequestBody {
+            subscription_data: Some(sub),
+        }) => sub,
+        _ => return RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None),
+    };
+    if sub.is_tag_type() {
+        return RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None);
+    }
+    if !ctx.config.enable_property_filter {
+        let remark = format!(
+            "The broker does not support consumer to filter message by {}",
+            sub.expression_type
+        );
         return BrokerError::refused(ResponseCode::SYSTEM_ERROR, remark).into_response(request);
     }
-    RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
+    let compiled = if sub.expression_type == SQL92 {
+        SqlFilter::compile_cached(&sub.sub_string).map(|_| ())
+    } else {
+        Err(FilterError::Invalid(format!(
+            "unknown expression type {}",
+            sub.expression_type
+        )))
+    };
+    match compiled {
+        Ok(()) => RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None),
+        Err(e) => BrokerError::refused(ResponseCode::SUBSCRIPTION_PARSE_FAILED, e.to_string())
+            .into_response(request),
+    }
+}
+
+/// `CheckClientRequestBody`: `{"clientId":..,"group":..,"subscriptionData":{..}}`; only the
+/// subscription matters here.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct CheckClientRequestBody {
+    subscription_data: Option<SubscriptionData>,
 }

@@ -1,5 +1,5 @@
 //! PULL_MESSAGE (11) and LITE_PULL_MESSAGE (361): check group, topic, queue and subscription as
-//! Java's `PullMessageProcessor` does, read from the store with a tag-code filter, answer the
+//! Java's `PullMessageProcessor` does, read from the store with a tag-code or SQL92 filter, answer the
 //! records unchanged (zero copy), and hold a pull at the end of its queue until a message arrives
 //! (long polling) or its suspend timeout passes.
 
@@ -9,12 +9,15 @@ use crate::broker::error::BrokerError;
 use crate::broker::long_polling::deadline_after;
 use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
+use crate::common::filter::{SqlFilter, SQL92};
+use crate::common::properties::Properties;
 use crate::common::tag::TagFilter;
 use crate::common::topic::{is_readable, TopicConfig};
 use crate::remoting::command::Body;
 use crate::remoting::header::pull_message::{PullMessageRequestHeader, PullMessageResponseHeader};
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::store::commitlog::record::{self, Decoded};
 use crate::store::get::{GetMessageResult, GetMessageStatus, MessageFilter};
 
 const FLAG_COMMIT_OFFSET: i32 = 0x1;
@@ -60,7 +63,7 @@ fn check(
     conn: &Connection,
     request: &RemotingCommand,
     h: &PullMessageRequestHeader,
-) -> Result<(Arc<TopicConfig>, TagFilter), RemotingCommand> {
+) -> Result<(Arc<TopicConfig>, PullFilter), RemotingCommand> {
     if !is_readable(ctx.broker_permission()) {
         let remark = format!(
             "the broker[{}] pulling message is forbidden",
@@ -102,8 +105,9 @@ fn subscription_filter(
     ctx: &BrokerContext,
     request: &RemotingCommand,
     h: &PullMessageRequestHeader,
-) -> Result<TagFilter, RemotingCommand> {
-    let (expression, expression_type) = if h.sys_flag & FLAG_SUBSCRIPTION != 0 {
+) -> Result<PullFilter, RemotingCommand> {
+    let from_request = h.sys_flag & FLAG_SUBSCRIPTION != 0;
+    let (expression, expression_type) = if from_request {
         (
             h.subscription.clone().unwrap_or_default(),
             h.expression_type.clone().unwrap_or_default(),
@@ -127,29 +131,82 @@ fn subscription_filter(
         }
         (sub.sub_string.clone(), sub.expression_type.clone())
     };
-    if !(expression_type.is_empty() || expression_type.eq_ignore_ascii_case("TAG")) {
+    if expression_type.is_empty() || expression_type == "TAG" {
+        return Ok(PullFilter::Tags(TagFilter::parse(&expression)));
+    }
+    let sql = sql_filter(request, &expression, &expression_type, from_request)?;
+    if !ctx.config.enable_property_filter {
         let remark =
             format!("The broker does not support consumer to filter message by {expression_type}");
-        return Err(refuse(
-            request,
-            ResponseCode::SUBSCRIPTION_PARSE_FAILED,
-            remark,
-        ));
+        return Err(refuse(request, ResponseCode::SYSTEM_ERROR, remark));
     }
-    Ok(TagFilter::parse(&expression))
+    Ok(PullFilter::Sql(sql))
 }
 
-/// The broker-side stage of a TAG subscription: the tag code in the consume queue. The client
-/// re-checks the tag string, so the commit-log stage passes everything (as in Java).
-struct TagCodeFilter(TagFilter);
+/// Compiles a non-TAG subscription. Java compiles the request's own expression
+/// (SUBSCRIPTION_PARSE_FAILED) or looks up the filter data its heartbeat registered, which does
+/// not exist when the expression did not compile (FILTER_DATA_NOT_EXIST).
+fn sql_filter(
+    request: &RemotingCommand,
+    expression: &str,
+    expression_type: &str,
+    from_request: bool,
+) -> Result<Arc<SqlFilter>, RemotingCommand> {
+    let compiled = if expression_type == SQL92 {
+        SqlFilter::compile_cached(expression).ok()
+    } else {
+        None
+    };
+    compiled.ok_or_else(|| {
+        if from_request {
+            let remark = "parse the consumer's subscription failed".to_string();
+            refuse(request, ResponseCode::SUBSCRIPTION_PARSE_FAILED, remark)
+        } else {
+            let remark =
+                "The broker's consumer filter data is not exist!Your expression may be wrong!";
+            refuse(request, ResponseCode::FILTER_DATA_NOT_EXIST, remark.into())
+        }
+    })
+}
 
-impl MessageFilter for TagCodeFilter {
+/// The two-stage filter of one pull (Java `ExpressionMessageFilter`).
+enum PullFilter {
+    /// TAG: the tag code in the consume queue. The client re-checks the tag string, so the
+    /// commit-log stage passes everything.
+    Tags(TagFilter),
+    /// SQL92: every consume-queue entry passes (rmqd keeps no bloom-filter bitmaps); the record's
+    /// properties decide in the commit-log stage.
+    Sql(Arc<SqlFilter>),
+}
+
+impl PullFilter {
+    /// False for `*`: the store is then read without a filter.
+    fn filters_anything(&self) -> bool {
+        !matches!(self, PullFilter::Tags(t) if t.all)
+    }
+}
+
+impl MessageFilter for PullFilter {
     fn is_matched_by_consume_queue(&self, tags_code: i64) -> bool {
-        self.0.matches_code(tags_code)
+        match self {
+            PullFilter::Tags(t) => t.matches_code(tags_code),
+            PullFilter::Sql(_) => true,
+        }
     }
 
-    fn is_matched_by_commit_log(&self, _record: &[u8]) -> bool {
-        true
+    fn is_matched_by_commit_log(&self, record: &[u8]) -> bool {
+        match self {
+            PullFilter::Tags(_) => true,
+            PullFilter::Sql(sql) => sql_matches_record(sql, record),
+        }
+    }
+}
+
+/// Decodes the record's properties and evaluates; a record that does not decode does not match.
+fn sql_matches_record(sql: &SqlFilter, record: &[u8]) -> bool {
+    match record::decode(record, false) {
+        Ok(Decoded::Record(view)) => sql.matches(&Properties::decode_bytes(view.properties)),
+        _ => false,
     }
 }
 
@@ -158,7 +215,7 @@ async fn pull(
     request: &RemotingCommand,
     h: &PullMessageRequestHeader,
     tc: &TopicConfig,
-    filter: TagFilter,
+    filter: PullFilter,
 ) -> RemotingCommand {
     if h.sys_flag & FLAG_COMMIT_OFFSET != 0 && !ctx.config.is_slave() {
         ctx.offsets
@@ -177,11 +234,7 @@ async fn pull(
         );
         return with_offsets(r, reset, min, max);
     }
-    let filter = if filter.all {
-        None
-    } else {
-        Some(TagCodeFilter(filter))
-    };
+    let filter = filter.filters_anything().then_some(filter);
     let max_bytes = h.max_msg_bytes.filter(|b| *b > 0).unwrap_or(i32::MAX);
     let get = || {
         let dyn_filter = filter.as_ref().map(|f| f as &dyn MessageFilter);
