@@ -56,6 +56,9 @@ pub struct BrokerConfig {
     pub max_transfer_count_on_message_in_memory: i32,
     pub max_transfer_bytes_on_message_in_memory: i64,
     pub channel_not_active_interval: u64,
+    /// ms a LOCK_BATCH_MQ lock lives without renewal (Java's system property
+    /// `rocketmq.broker.rebalance.lockMaxLiveTime`, default 60 000).
+    pub rebalance_lock_max_live_time: u64,
     pub enable_property_filter: bool,
     pub use_server_side_reset_offset: bool,
     pub trace_topic_enable: bool,
@@ -94,6 +97,7 @@ impl Default for BrokerConfig {
             max_transfer_count_on_message_in_memory: 32,
             max_transfer_bytes_on_message_in_memory: 256 * 1024,
             channel_not_active_interval: 120_000,
+            rebalance_lock_max_live_time: 60_000,
             enable_property_filter: false,
             use_server_side_reset_offset: true,
             trace_topic_enable: false,
@@ -141,6 +145,9 @@ impl BrokerConfig {
                 self.max_transfer_bytes_on_message_in_memory = num(key, v)?
             }
             "channelNotActiveInterval" => self.channel_not_active_interval = num(key, v)?,
+            "rebalanceLockMaxLiveTime" | "rocketmq.broker.rebalance.lockMaxLiveTime" => {
+                self.rebalance_lock_max_live_time = num(key, v)?
+            }
             "enablePropertyFilter" => self.enable_property_filter = boolean(key, v)?,
             "useServerSideResetOffset" => self.use_server_side_reset_offset = boolean(key, v)?,
             "traceTopicEnable" => self.trace_topic_enable = boolean(key, v)?,
