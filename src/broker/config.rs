@@ -54,6 +54,9 @@ pub struct BrokerConfig {
     pub short_polling_time_mills: u64,
     pub transfer_msg_by_heap: bool,
     pub channel_not_active_interval: u64,
+    /// ms a LOCK_BATCH_MQ lock lives without renewal (Java's system property
+    /// `rocketmq.broker.rebalance.lockMaxLiveTime`, default 60 000).
+    pub rebalance_lock_max_live_time: u64,
     pub enable_property_filter: bool,
     pub use_server_side_reset_offset: bool,
     pub trace_topic_enable: bool,
@@ -90,6 +93,7 @@ impl Default for BrokerConfig {
             short_polling_time_mills: 1_000,
             transfer_msg_by_heap: true,
             channel_not_active_interval: 120_000,
+            rebalance_lock_max_live_time: 60_000,
             enable_property_filter: false,
             use_server_side_reset_offset: true,
             trace_topic_enable: false,
@@ -131,6 +135,9 @@ impl BrokerConfig {
             "shortPollingTimeMills" => self.short_polling_time_mills = num(key, v)?,
             "transferMsgByHeap" => self.transfer_msg_by_heap = boolean(key, v)?,
             "channelNotActiveInterval" => self.channel_not_active_interval = num(key, v)?,
+            "rebalanceLockMaxLiveTime" | "rocketmq.broker.rebalance.lockMaxLiveTime" => {
+                self.rebalance_lock_max_live_time = num(key, v)?
+            }
             "enablePropertyFilter" => self.enable_property_filter = boolean(key, v)?,
             "useServerSideResetOffset" => self.use_server_side_reset_offset = boolean(key, v)?,
             "traceTopicEnable" => self.trace_topic_enable = boolean(key, v)?,

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use super::error::not_supported;
 use super::processor::{
-    admin_broker, admin_group, admin_topic, client_manage, consumer_manage, pull, query, send,
+    admin_broker, admin_group, admin_topic, client_manage, consumer_manage, consumer_send_msg_back,
+    lock_batch, pull, query, send,
 };
 use super::server::{Connection, RequestHandler};
 use super::BrokerContext;
@@ -34,6 +35,11 @@ impl RequestHandler for BrokerHandler {
             PULL_MESSAGE | LITE_PULL_MESSAGE => pull::pull_message(ctx, &conn, request).await,
             QUERY_MESSAGE => query::query_message(ctx, &request),
             VIEW_MESSAGE_BY_ID => query::view_message_by_id(ctx, &request),
+            CONSUMER_SEND_MSG_BACK => {
+                consumer_send_msg_back::consumer_send_msg_back(ctx, &request).await
+            }
+            LOCK_BATCH_MQ => lock_batch::lock_batch_mq(ctx, &conn, &request),
+            UNLOCK_BATCH_MQ => lock_batch::unlock_batch_mq(ctx, &request),
             HEART_BEAT => client_manage::heart_beat(ctx, &conn, &request),
             UNREGISTER_CLIENT => client_manage::unregister_client(ctx, &conn, &request),
             CHECK_CLIENT_CONFIG => client_manage::check_client_config(ctx, &request),
@@ -96,5 +102,6 @@ impl RequestHandler for BrokerHandler {
 
     fn on_close(&self, conn: &Arc<Connection>) {
         self.ctx.clients.on_connection_closed(conn.id);
+        self.ctx.locks.on_connection_closed(conn.id);
     }
 }

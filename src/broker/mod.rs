@@ -9,7 +9,9 @@ pub mod metadata;
 pub mod namesrv_registration;
 pub mod periodic;
 pub mod processor;
+pub mod rebalance_lock;
 pub mod remoting_client;
+pub mod schedule_message_service;
 pub mod server;
 pub mod stats;
 
@@ -29,7 +31,9 @@ use metadata::offsets::ConsumerOffsetManager;
 use metadata::topics::TopicConfigManager;
 use namesrv_registration::{NamesrvRegistrationService, RegistrationConfig, TopicConfigSource};
 use periodic::PeriodicService;
+use rebalance_lock::RebalanceLockManager;
 use remoting_client::RemotingClient;
+use schedule_message_service::ScheduleMessageService;
 use server::{ServerConfig, ServerHandle};
 use stats::BrokerStats;
 
@@ -46,6 +50,8 @@ pub struct BrokerContext {
     pub offsets: ConsumerOffsetManager,
     pub clients: ClientRegistry,
     pub pull_hold: PullRequestHoldService,
+    pub locks: RebalanceLockManager,
+    pub schedule: Arc<ScheduleMessageService>,
     pub stats: BrokerStats,
     /// `brokerIP1:listenPort`, written into every record as the store host.
     pub store_host: SocketAddr,
@@ -150,6 +156,9 @@ impl BrokerController {
             config.auto_create_subscription_group,
         )?;
         let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
+        let schedule = Arc::new(ScheduleMessageService::load(store.clone())?);
+        let locks =
+            RebalanceLockManager::new(Duration::from_millis(config.rebalance_lock_max_live_time));
         let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
             registration: registration_service(&config, weak.clone()),
             broker_permission: AtomicI32::new(config.broker_permission),
@@ -160,6 +169,8 @@ impl BrokerController {
             offsets,
             clients: ClientRegistry::new(),
             pull_hold: PullRequestHoldService::new(),
+            locks,
+            schedule,
             stats: BrokerStats::new(),
             store_host,
             boot_timestamp: now_millis(),
@@ -176,6 +187,7 @@ impl BrokerController {
         ctx.topics.persist()?;
         let server = Self::serve(&ctx).await?;
         let services = Self::start_services(&ctx);
+        ctx.schedule.start();
         if let Some(r) = &ctx.registration {
             r.start();
         }
@@ -255,6 +267,7 @@ impl BrokerController {
         for s in self.services {
             s.stop().await;
         }
+        self.ctx.schedule.stop().await;
         if let Err(e) = self.ctx.offsets.persist() {
             tracing::error!(error = %e, "cannot write consumerOffset.json at shutdown");
         }

@@ -5,6 +5,8 @@ pub mod admin_group;
 pub mod admin_topic;
 pub mod client_manage;
 pub mod consumer_manage;
+pub mod consumer_send_msg_back;
+pub mod lock_batch;
 pub mod pull;
 pub mod query;
 pub mod send;

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::broker::error::BrokerError;
+use crate::broker::processor::consumer_send_msg_back::{create_send_back_topic, V3_4_9};
+use crate::broker::schedule_message_service::transform_delay_level;
 use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
 use crate::common::message::{
@@ -238,17 +240,6 @@ fn build_message(
             "transactional (half) messages are not supported by this rmqd broker yet",
         ));
     }
-    if props
-        .get(PROPERTY_DELAY_TIME_LEVEL)
-        .and_then(|l| l.parse::<i32>().ok())
-        .is_some_and(|l| l > 0)
-    {
-        return Err(refuse(
-            request,
-            ResponseCode::MESSAGE_ILLEGAL,
-            "delayed messages (DELAY level) are not supported by this rmqd broker yet",
-        ));
-    }
     if !props.contains(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) {
         props.insert(
             PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
@@ -256,6 +247,21 @@ fn build_message(
         );
     }
     props.insert(PROPERTY_CLUSTER, ctx.config.broker_cluster_name.clone());
+    let (mut topic, mut queue_id) = (header.topic.clone(), queue_id);
+    if topic::is_retry_topic(&topic) {
+        if let Some(dlq) = retry_to_dlq(ctx, request, header, &mut props)? {
+            (topic, queue_id) = (dlq, 0);
+        }
+    }
+    if let Some((t, q)) = transform_delay_level(
+        &mut props,
+        &topic,
+        queue_id,
+        sys_flag,
+        ctx.schedule.max_level(),
+    ) {
+        (topic, queue_id) = (t, q);
+    }
     let properties = props.encode();
     if body.len() > max || properties.len() > MAX_PROPERTIES_LENGTH {
         return Err(refuse(
@@ -268,7 +274,7 @@ fn build_message(
     }
     let tags_code = props.get(PROPERTY_TAGS).map(tag_hash).unwrap_or(0);
     Ok(MessageInput {
-        topic: header.topic.clone(),
+        topic,
         queue_id,
         flag: header.flag,
         sys_flag,
@@ -281,6 +287,41 @@ fn build_message(
         reconsume_times: header.reconsume_times.unwrap_or(0),
         prepared_transaction_offset: 0,
     })
+}
+
+/// Java `handleRetryAndDLQ`: a send to `%RETRY%group` whose reconsume times exceed the group's
+/// (or the header's) maximum, or of an orderly group holding queue locks, goes to `%DLQ%group`.
+/// `Some(dlq topic)` when redirected.
+fn retry_to_dlq(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+    header: &SendMessageRequestHeader,
+    props: &mut MessageProperties,
+) -> Result<Option<String>, RemotingCommand> {
+    let group = &header.topic[topic::RETRY_GROUP_TOPIC_PREFIX.len()..];
+    let Ok(config) = ctx.groups.find_or_create(group) else {
+        return Err(refuse(
+            request,
+            ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
+            format!("subscription group not exist, {group} {FAQ_TOPIC_NOT_EXIST}"),
+        ));
+    };
+    let mut max_times = config.retry_max_times;
+    if request.version >= V3_4_9 {
+        if let Some(t) = header.max_reconsume_times {
+            max_times = t;
+        }
+    }
+    let times = header.reconsume_times.unwrap_or(0);
+    let orderly = !ctx.locks.is_lock_all_expired(group);
+    if times <= max_times && !orderly {
+        return Ok(None);
+    }
+    let dlq = topic::dlq_topic(group);
+    create_send_back_topic(ctx, &dlq, 1, 0).map_err(|e| e.into_response(request))?;
+    props.insert(PROPERTY_DELAY_TIME_LEVEL, "0");
+    tracing::info!(%group, reconsume_times = times, max_times, orderly, "retry message sent to DLQ");
+    Ok(Some(dlq))
 }
 
 /// Java `handlePutMessageResult`: the store's status as a response code and remark.

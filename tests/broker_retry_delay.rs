@@ -1,0 +1,320 @@
+//! Issue-7 classic-client features over real TCP with a raw Remoting client: queue locks for
+//! orderly consumers (LOCK/UNLOCK_BATCH_MQ), delay levels through SCHEDULE_TOPIC_XXXX,
+//! CONSUMER_SEND_MSG_BACK to %RETRY% then %DLQ%, the send-path retry→DLQ rule, and delay progress
+//! surviving a restart.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use rmqd::broker::{BrokerConfig, BrokerController};
+use rmqd::remoting::body::lock_batch::{LockBatchRequestBody, LockBatchResponseBody};
+use rmqd::remoting::{RemotingCommand, RequestCode};
+use rmqd::store::config::MessageStoreConfig;
+use support::RawClient;
+
+async fn start(dir: &std::path::Path) -> BrokerController {
+    let config = BrokerConfig {
+        listen_port: 0,
+        bind_address: "127.0.0.1".into(),
+        broker_ip1: "127.0.0.1".into(),
+        broker_name: "broker-t".into(),
+        ..Default::default()
+    };
+    let mut store = MessageStoreConfig::with_root(dir);
+    store.set("mappedFileSizeCommitLog", "1048576").unwrap();
+    store.set("mappedFileSizeConsumeQueue", "6000").unwrap();
+    store.set("messageDelayLevel", "1s 2s 1s 3s").unwrap();
+    BrokerController::start(config, store).await.unwrap()
+}
+
+fn req(code: RequestCode, pairs: &[(&str, &str)]) -> RemotingCommand {
+    let mut cmd = RemotingCommand::request(code.code());
+    for (k, v) in pairs {
+        cmd.ext_mut().insert(*k, *v);
+    }
+    cmd
+}
+
+fn send(
+    c: &mut RawClient,
+    topic: &str,
+    queue: i32,
+    props: &str,
+    reconsume: &str,
+) -> RemotingCommand {
+    let q = queue.to_string();
+    let mut cmd = req(
+        RequestCode::SEND_MESSAGE_V2,
+        &[
+            ("a", "PG"),
+            ("b", topic),
+            ("c", "TBW102"),
+            ("d", "4"),
+            ("e", &q),
+            ("f", "0"),
+            ("g", "1700000000000"),
+            ("h", "0"),
+            ("i", props),
+            ("j", reconsume),
+        ],
+    );
+    cmd.body = bytes::Bytes::from_static(b"payload").into();
+    c.call(&cmd)
+}
+
+/// (phys offset, reconsume times, topic, properties) of each record of a pull body.
+fn records(body: &[u8]) -> Vec<(i64, i32, String, String)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let i32_at = |p: usize| i32::from_be_bytes(body[p..p + 4].try_into().unwrap());
+    let i64_at = |p: usize| i64::from_be_bytes(body[p..p + 8].try_into().unwrap());
+    while pos < body.len() {
+        let total = i32_at(pos) as usize;
+        let phys = i64_at(pos + 28);
+        let sys_flag = i32_at(pos + 36);
+        let born = if sys_flag & 0x10 != 0 { 20 } else { 8 };
+        let store = if sys_flag & 0x20 != 0 { 20 } else { 8 };
+        let mut p = pos + 48 + born + 8 + store;
+        let reconsume = i32_at(p);
+        p += 4 + 8;
+        let blen = i32_at(p) as usize;
+        p += 4 + blen;
+        let tlen = body[p] as usize;
+        let topic = String::from_utf8_lossy(&body[p + 1..p + 1 + tlen]).into_owned();
+        p += 1 + tlen;
+        let plen = u16::from_be_bytes([body[p], body[p + 1]]) as usize;
+        p += 2;
+        let props = String::from_utf8_lossy(&body[p..p + plen]).into_owned();
+        out.push((phys, reconsume, topic, props));
+        pos += total;
+    }
+    out
+}
+
+/// Pulls queue `queue` of `topic` from offset 0 until a record arrives or `within` passes.
+fn pull_first(
+    c: &mut RawClient,
+    topic: &str,
+    queue: i32,
+    within: Duration,
+) -> Option<(i64, i32, String, String)> {
+    let deadline = Instant::now() + within;
+    let q = queue.to_string();
+    loop {
+        let r = c.call(&req(
+            RequestCode::PULL_MESSAGE,
+            &[
+                ("consumerGroup", "CG"),
+                ("topic", topic),
+                ("queueId", &q),
+                ("queueOffset", "0"),
+                ("maxMsgNums", "32"),
+                ("sysFlag", "0"),
+                ("commitOffset", "0"),
+                ("suspendTimeoutMillis", "0"),
+                ("subscription", "*"),
+                ("subVersion", "0"),
+                ("expressionType", "TAG"),
+            ],
+        ));
+        if r.code == 0 {
+            return records(&r.body.to_bytes()).into_iter().next();
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn create_topic(c: &mut RawClient, topic: &str) {
+    let r = c.call(&req(
+        RequestCode::UPDATE_AND_CREATE_TOPIC,
+        &[
+            ("topic", topic),
+            ("defaultTopic", "TBW102"),
+            ("readQueueNums", "1"),
+            ("writeQueueNums", "1"),
+            ("perm", "6"),
+            ("topicFilterType", "SINGLE_TAG"),
+            ("order", "false"),
+        ],
+    ));
+    assert_eq!(r.code, 0, "{:?}", r.remark);
+}
+
+fn lock(c: &mut RawClient, client: &str, queues: &[i32]) -> Vec<i32> {
+    let body = LockBatchRequestBody {
+        client_id: client.into(),
+        consumer_group: "OG".into(),
+        mq_set: queues
+            .iter()
+            .map(|q| rmqd::common::topic::MessageQueue::new("T", "broker-t", *q))
+            .collect(),
+        only_this_broker: false,
+    };
+    let mut cmd = RemotingCommand::request(RequestCode::LOCK_BATCH_MQ.code());
+    cmd.body = bytes::Bytes::from(body.encode()).into();
+    let r = c.call(&cmd);
+    assert_eq!(r.code, 0, "{:?}", r.remark);
+    let mut got: Vec<i32> = LockBatchResponseBody::decode(&r.body.to_bytes())
+        .unwrap()
+        .lock_ok_mq_set
+        .iter()
+        .map(|m| m.queue_id)
+        .collect();
+    got.sort();
+    got
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queue_lock_is_exclusive_and_freed_when_its_connection_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut a = RawClient::connect(addr);
+        let mut b = RawClient::connect(addr);
+        assert_eq!(lock(&mut a, "A", &[0, 1]), vec![0, 1]);
+        assert_eq!(lock(&mut b, "B", &[1, 2]), vec![2]);
+        assert_eq!(lock(&mut a, "A", &[0, 1]), vec![0, 1]);
+        drop(a);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while lock(&mut b, "B", &[0, 1]) != vec![0, 1] {
+            assert!(
+                Instant::now() < deadline,
+                "locks of a closed connection kept"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delay_level_message_reaches_its_topic_after_the_delay() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "DT");
+        let t0 = Instant::now();
+        let r = send(&mut c, "DT", 0, "DELAY\u{1}2\u{2}UNIQ_KEY\u{1}D1\u{2}", "0");
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let (_, _, topic, props) =
+            pull_first(&mut c, "DT", 0, Duration::from_secs(10)).expect("delivered");
+        let waited = t0.elapsed();
+        assert!(
+            waited >= Duration::from_millis(1900),
+            "delivered after {waited:?}"
+        );
+        assert_eq!(topic, "DT");
+        assert!(props.contains("REAL_TOPIC\u{1}DT"), "{props:?}");
+        assert!(props.contains("REAL_QID\u{1}0"), "{props:?}");
+        let stored = pull_first(&mut c, "SCHEDULE_TOPIC_XXXX", 1, Duration::ZERO).unwrap();
+        assert_eq!(stored.2, "SCHEDULE_TOPIC_XXXX");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+    let json = std::fs::read_to_string(dir.path().join("config/delayOffset.json")).unwrap();
+    assert!(json.contains("\"offsetTable\""), "{json}");
+    assert!(json.contains("2:1"), "{json}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_delayed_message_survives_a_restart_and_is_not_delivered_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    let t0 = Instant::now();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "RT");
+        let r = send(&mut c, "RT", 0, "DELAY\u{1}4\u{2}UNIQ_KEY\u{1}R1\u{2}", "0");
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        let got = pull_first(&mut c, "RT", 0, Duration::from_secs(10)).expect("delivered");
+        assert!(
+            t0.elapsed() >= Duration::from_millis(2900),
+            "early: {:?}",
+            t0.elapsed()
+        );
+        assert!(got.3.contains("UNIQ_KEY\u{1}R1"));
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+fn send_back(c: &mut RawClient, phys: i64, max: &str) -> RemotingCommand {
+    let off = phys.to_string();
+    let mut cmd = req(
+        RequestCode::CONSUMER_SEND_MSG_BACK,
+        &[
+            ("offset", &off),
+            ("group", "CG"),
+            ("delayLevel", "1"),
+            ("originTopic", "BT"),
+            ("maxReconsumeTimes", max),
+        ],
+    );
+    cmd.version = 500;
+    c.call(&cmd)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_back_goes_to_retry_then_to_dlq_and_retry_send_over_max_goes_to_dlq() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "BT");
+        assert_eq!(send(&mut c, "BT", 0, "UNIQ_KEY\u{1}B1\u{2}", "0").code, 0);
+        let (phys, times, _, _) = pull_first(&mut c, "BT", 0, Duration::from_secs(5)).unwrap();
+        assert_eq!(times, 0);
+        let r = send_back(&mut c, phys, "1");
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let (phys, times, topic, props) =
+            pull_first(&mut c, "%RETRY%CG", 0, Duration::from_secs(10)).expect("retried");
+        assert_eq!((times, topic.as_str()), (1, "%RETRY%CG"));
+        assert!(props.contains("RETRY_TOPIC\u{1}BT"), "{props:?}");
+        assert!(props.contains("ORIGIN_MESSAGE_ID\u{1}"), "{props:?}");
+        let r = send_back(&mut c, phys, "1");
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let (_, times, topic, props) =
+            pull_first(&mut c, "%DLQ%CG", 0, Duration::from_secs(5)).expect("in DLQ");
+        assert_eq!((times, topic.as_str()), (2, "%DLQ%CG"));
+        assert!(props.contains("UNIQ_KEY\u{1}B1"));
+        // a send to the retry topic with reconsumeTimes above the group's maximum (16)
+        let r = send(&mut c, "%RETRY%CG", 0, "UNIQ_KEY\u{1}B2\u{2}", "17");
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let max = c.call(&req(
+                RequestCode::GET_MAX_OFFSET,
+                &[("topic", "%DLQ%CG"), ("queueId", "0")],
+            ));
+            if max.ext("offset") == Some("2") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "retry send over max not in DLQ");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
