@@ -78,7 +78,7 @@ for s in scenarios:
 row("startup", "process start → first ack (ms)", lambda r: r["first_ack_ms"])
 row("startup", "process start → port open (ms)", lambda r: r["port_open_ms"])
 row("recovery", "kill -9 restart → first ack (ms)", lambda r: r["first_ack_ms"])
-row("recovery", "CommitLog dir size (MiB)", lambda r: r["commitlog_bytes"] / 1048576)
+row("recovery", "CommitLog files on disk (MiB, apparent size incl. preallocated)", lambda r: r["commitlog_bytes"] / 1048576)
 row("memory", "peak RSS VmHWM (MiB)", lambda r: r["vm_hwm_kib"] / 1024.0)
 bad = [r for r in rows if r.get("count_mismatch")]
 errors = [r for r in rows if "error" in r]

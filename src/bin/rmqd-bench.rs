@@ -5,7 +5,7 @@
 //! ```text
 //! rmqd-bench create-topic --addr H:P --topic T [--queues 8]
 //! rmqd-bench run   --addr H:P --topic T [--mode sync|async] [--size 1024] [--conns 4] [--window 32]
-//!                  [--duration 20 | --count N] [--consume true] [--group G] [--drain-timeout 15]
+//!                  [--duration 20 | --count N] [--consume true] [--group G] [--drain-timeout 15] [--suspend-ms 1000]
 //! rmqd-bench probe --addr H:P --topic T [--since-ns <unix ns>] [--timeout 120]
 //! ```
 //! `run`: `conns` connections, each with `window` requests in flight (`sync` forces window 1). With `--consume`,
@@ -34,7 +34,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::FramedRead;
 
 const RPC_TIMEOUT: Duration = Duration::from_secs(5);
-const PULL_SUSPEND_MS: i64 = 1000;
 const PULL_BATCH: i32 = 32;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -403,6 +402,7 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     let consume = a.s("consume", "true") == "true";
     let group = a.s("group", &format!("bench_{topic}"));
     let drain_timeout = Duration::from_secs_f64(a.n("drain-timeout", 15.0)?);
+    let suspend_ms: i64 = a.n("suspend-ms", 1000)?;
 
     let mut clients = Vec::new();
     for _ in 0..conns {
@@ -425,7 +425,7 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
             let (c, topic, group) = (c.clone(), topic.clone(), group.clone());
             let (stop, consumed) = (stop_consume.clone(), consumed.clone());
             consumers.push(tokio::spawn(async move {
-                pull_loop(c, topic, group, q, stop, consumed).await
+                pull_loop(c, topic, group, q, suspend_ms, stop, consumed).await
             }));
         }
     }
@@ -549,6 +549,7 @@ async fn pull_loop(
     topic: String,
     group: String,
     queue: i32,
+    suspend_ms: i64,
     stop: Arc<AtomicBool>,
     consumed: Arc<AtomicU64>,
 ) -> Hist {
@@ -563,7 +564,7 @@ async fn pull_loop(
             max_msg_nums: PULL_BATCH,
             sys_flag: 0x2 | 0x4, // FLAG_SUSPEND | FLAG_SUBSCRIPTION
             commit_offset: 0,
-            suspend_timeout_millis: PULL_SUSPEND_MS,
+            suspend_timeout_millis: suspend_ms,
             subscription: Some("*".into()),
             sub_version: (now_us() / 1000) as i64,
             expression_type: Some("TAG".into()),
@@ -571,7 +572,7 @@ async fn pull_loop(
         };
         let cmd = request(RequestCode::PULL_MESSAGE, &hdr);
         let resp = match c
-            .call(cmd, Duration::from_millis(PULL_SUSPEND_MS as u64 + 5000))
+            .call(cmd, Duration::from_millis(suspend_ms as u64 + 5000))
             .await
         {
             Ok(r) => r,
