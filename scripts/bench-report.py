@@ -28,6 +28,8 @@ def med(kind, scen, f):
 def fmt(v, digits=1):
     if v is None:
         return "–"
+    if isinstance(v, float) and v.is_integer() and abs(v) >= 100 or v == 0:
+        v = int(v)
     if isinstance(v, float) and abs(v) < 10 and v != int(v):
         return f"{v:.2f}"
     if isinstance(v, float):
