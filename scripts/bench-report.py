@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""scripts/bench-report.py <results.jsonl> <meta.txt> <outdir>: report.md + latency.svg for scripts/bench.
+
+Each figure is the median over the runs of one broker kind; ratio = rmqd / Java. Standard library only;
+the SVG is written by hand."""
+import json
+import statistics
+import sys
+
+res_path, meta_path, out = sys.argv[1:4]
+rows = [json.loads(line) for line in open(res_path) if line.strip()]
+meta = [line.rstrip("\n") for line in open(meta_path)]
+
+
+def med(kind, scen, f):
+    vals = []
+    for r in rows:
+        if r.get("broker") == kind and r.get("scenario") == scen:
+            try:
+                v = f(r)
+            except (KeyError, TypeError, ZeroDivisionError):
+                continue
+            if v is not None:
+                vals.append(v)
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "–"
+    if isinstance(v, float) and v.is_integer() and abs(v) >= 100 or v == 0:
+        v = int(v)
+    if isinstance(v, float) and abs(v) < 10 and v != int(v):
+        return f"{v:.2f}"
+    if isinstance(v, float):
+        return f"{v:,.{digits if abs(v) < 100 else 0}f}"
+    return f"{v:,}"
+
+
+def ratio(j, r):
+    if j in (None, 0) or r is None:
+        return "–"
+    return f"{r / j:.2f}"
+
+
+scenarios = []
+for r in rows:
+    s = r.get("scenario")
+    if s not in ("startup", "recovery", "memory") and s not in scenarios:
+        scenarios.append(s)
+
+lines = []
+lines.append("# rmqd vs Java broker — side-by-side benchmark\n")
+lines.append("```")
+lines += meta
+lines.append("```\n")
+lines.append("Medians over the runs of each broker (runs: "
+             + ", ".join(f"{k}×{len({r['run'] for r in rows if r.get('broker') == k})}" for k in ("java", "rmqd"))
+             + "). Ratio = rmqd / Java: above 1 is better for TPS, below 1 is better for latency, CPU, memory, time.\n")
+lines.append("| scenario | metric | Java | rmqd | rmqd/Java |")
+lines.append("|---|---|---:|---:|---:|")
+
+
+def row(scen, label, f, digits=1):
+    j, r = med("java", scen, f), med("rmqd", scen, f)
+    lines.append(f"| {scen} | {label} | {fmt(j, digits)} | {fmt(r, digits)} | {ratio(j, r)} |")
+
+
+for s in scenarios:
+    row(s, "send TPS", lambda r: r["send_tps"])
+    row(s, "messages acked (sent)", lambda r: r["sent"])
+    row(s, "consumed", lambda r: r["consumed"])
+    row(s, "send failures", lambda r: r["failed"])
+    for q in ("p50", "p99", "p999", "max"):
+        row(s, f"send RTT {q} (ms)", lambda r, q=q: r["send_rtt_us"][q] / 1000.0)
+    for q in ("p50", "p99", "p999", "max"):
+        row(s, f"end-to-end {q} (ms)", lambda r, q=q: r["e2e_us"][q] / 1000.0)
+    row(s, "broker CPU (s)", lambda r: r["broker_cpu_s"])
+    row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
+row("startup", "process start → first ack (ms)", lambda r: r["first_ack_ms"])
+row("startup", "process start → port open (ms)", lambda r: r["port_open_ms"])
+row("recovery", "kill -9 restart → first ack (ms)", lambda r: r["first_ack_ms"])
+row("recovery", "CommitLog files on disk (MiB, apparent size incl. preallocated)", lambda r: r["commitlog_bytes"] / 1048576)
+row("memory", "peak RSS VmHWM (MiB)", lambda r: r["vm_hwm_kib"] / 1024.0)
+bad = [r for r in rows if r.get("count_mismatch")]
+errors = [r for r in rows if "error" in r]
+lines.append("")
+if bad or errors:
+    lines.append("**Errors:** " + "; ".join(
+        [f"{r['broker']} run {r['run']} {r['scenario']}: sent {r['sent']} != consumed {r['consumed']}" for r in bad]
+        + [f"{r.get('broker')} run {r.get('run')} {r.get('scenario')}: {r['error']}" for r in errors]))
+else:
+    lines.append("Every scenario: messages consumed == messages acknowledged, on both brokers.")
+lines.append("\n![latency percentiles](latency.svg)\n")
+
+# ---- SVG: grouped bars, log-scale y, send RTT and e2e p50/p99/p99.9 per scenario and broker ----------------------
+import math
+
+groups = []
+for s in scenarios:
+    for metric, key in (("send", "send_rtt_us"), ("e2e", "e2e_us")):
+        for q in ("p50", "p99", "p999"):
+            j = med("java", s, lambda r: r[key][q] / 1000.0)
+            r_ = med("rmqd", s, lambda r: r[key][q] / 1000.0)
+            groups.append((f"{s} {metric} {q.replace('p999', 'p99.9')}", j, r_))
+W, H, L, B, T = max(600, 60 + 46 * len(groups)), 420, 60, 150, 40
+vals = [v for _, j, r in groups for v in (j, r) if v]
+lo = 10 ** math.floor(math.log10(max(min(vals), 0.01))) if vals else 0.01
+hi = 10 ** math.ceil(math.log10(max(vals))) if vals else 1000
+
+
+def y(v):
+    v = max(v, lo)
+    return T + (H - T - B) * (1 - (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)))
+
+
+svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+       f'<rect width="{W}" height="{H}" fill="white"/>',
+       f'<text x="{W / 2}" y="20" text-anchor="middle" font-size="14">Latency percentiles (ms, log scale): '
+       'Java (orange) vs rmqd (blue)</text>']
+d = lo
+while d <= hi * 1.0001:
+    svg.append(f'<line x1="{L}" x2="{W - 10}" y1="{y(d):.1f}" y2="{y(d):.1f}" stroke="#ddd"/>')
+    svg.append(f'<text x="{L - 4}" y="{y(d) + 4:.1f}" text-anchor="end">{d:g}</text>')
+    d *= 10
+for i, (label, j, r) in enumerate(groups):
+    x = L + 10 + i * 46
+    for k, (v, color) in enumerate(((j, "#f28e2b"), (r, "#4e79a7"))):
+        if v:
+            svg.append(f'<rect x="{x + k * 18}" y="{y(v):.1f}" width="16" height="{H - B - y(v):.1f}" fill="{color}">'
+                       f'<title>{label} {"Java" if k == 0 else "rmqd"}: {v:.3f} ms</title></rect>')
+    svg.append(f'<text transform="translate({x + 18},{H - B + 8}) rotate(60)">{label}</text>')
+svg.append(f'<line x1="{L}" x2="{W - 10}" y1="{H - B}" y2="{H - B}" stroke="black"/>')
+svg.append("</svg>")
+open(f"{out}/latency.svg", "w").write("\n".join(svg) + "\n")
+open(f"{out}/report.md", "w").write("\n".join(lines) + "\n")

@@ -1,0 +1,699 @@
+//! `rmqd-bench`: a lean Remoting load generator, identical for the Java broker and rmqd.
+//!
+//! It talks to one broker address directly (no NameServer) and prints one JSON line per command.
+//!
+//! ```text
+//! rmqd-bench create-topic --addr H:P --topic T [--queues 8]
+//! rmqd-bench run   --addr H:P --topic T [--mode sync|async] [--size 1024] [--conns 4] [--window 32]
+//!                  [--duration 20 | --count N] [--consume true] [--group G] [--drain-timeout 15] [--suspend-ms 1000]
+//! rmqd-bench probe --addr H:P --topic T [--since-ns <unix ns>] [--timeout 120]
+//! ```
+//! `run`: `conns` connections, each with `window` requests in flight (`sync` forces window 1). With `--consume`,
+//! one extra connection long-polls every queue from offset 0 (use a fresh topic per run) and the run fails when the
+//! number consumed differs from the number acknowledged. Send RTT and end-to-end latency (send time written in the
+//! first 8 bytes of the body → receive time) go into log-bucket histograms (3% resolution, exact max).
+//! `probe`: retries connect + create-topic + send until one send is acknowledged; prints the time since
+//! `--since-ns` (the broker's process start) — start-up / recovery time.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt;
+use rmqd::remoting::codec::encode_frame;
+use rmqd::remoting::header::create_topic::CreateTopicRequestHeader;
+use rmqd::remoting::header::pull_message::PullMessageRequestHeader;
+use rmqd::remoting::header::send_message::SendMessageRequestHeaderV2;
+use rmqd::remoting::header::CommandHeader;
+use rmqd::remoting::{FrameCodec, RemotingCommand, RequestCode, ResponseCode, SerializeType};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::FramedRead;
+
+const RPC_TIMEOUT: Duration = Duration::from_secs(5);
+const PULL_BATCH: i32 = 32;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Histogram: exact below 64 µs, then 32 sub-buckets per power of two (≤3.2% relative error); exact max.
+
+#[derive(Clone)]
+struct Hist {
+    counts: Vec<u64>,
+    n: u64,
+    max: u64,
+}
+
+impl Hist {
+    fn new() -> Self {
+        Self {
+            counts: vec![0; 64 + 60 * 32],
+            n: 0,
+            max: 0,
+        }
+    }
+
+    fn index(v: u64) -> usize {
+        if v < 64 {
+            return v as usize;
+        }
+        let msb = 63 - v.leading_zeros() as usize;
+        let shift = msb - 5;
+        let mantissa = (v >> shift) as usize;
+        64 + (shift - 1) * 32 + (mantissa - 32)
+    }
+
+    fn value(idx: usize) -> u64 {
+        if idx < 64 {
+            return idx as u64;
+        }
+        let shift = (idx - 64) / 32 + 1;
+        let mantissa = ((idx - 64) % 32 + 32) as u64;
+        (mantissa << shift) + (1u64 << shift) / 2
+    }
+
+    fn record(&mut self, v: u64) {
+        self.counts[Self::index(v)] += 1;
+        self.n += 1;
+        self.max = self.max.max(v);
+    }
+
+    fn merge(&mut self, o: &Hist) {
+        for (a, b) in self.counts.iter_mut().zip(&o.counts) {
+            *a += b;
+        }
+        self.n += o.n;
+        self.max = self.max.max(o.max);
+    }
+
+    fn quantile(&self, q: f64) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
+        let mut seen = 0;
+        for (i, c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Self::value(i).min(self.max);
+            }
+        }
+        self.max
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "count": self.n,
+            "p50": self.quantile(0.50),
+            "p90": self.quantile(0.90),
+            "p99": self.quantile(0.99),
+            "p999": self.quantile(0.999),
+            "max": self.max,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A multiplexed Remoting client: one writer task, one reader task, responses matched by opaque.
+
+type Pending = Arc<Mutex<HashMap<i32, oneshot::Sender<RemotingCommand>>>>;
+
+#[derive(Clone)]
+struct Client {
+    tx: mpsc::Sender<Bytes>,
+    pending: Pending,
+    next: Arc<AtomicI32>,
+    dead: Arc<AtomicBool>,
+}
+
+#[derive(Debug)]
+enum RpcError {
+    Timeout,
+    Closed,
+}
+
+impl Client {
+    async fn connect(addr: &str) -> std::io::Result<Client> {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        let (rd, mut wr) = stream.into_split();
+        let (tx, mut rx) = mpsc::channel::<Bytes>(4096);
+        let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
+        let dead = Arc::new(AtomicBool::new(false));
+        let d = dead.clone();
+        tokio::spawn(async move {
+            // Coalesce whatever is queued into one write.
+            let mut buf = BytesMut::with_capacity(256 * 1024);
+            while let Some(first) = rx.recv().await {
+                buf.extend_from_slice(&first);
+                while buf.len() < 1024 * 1024 {
+                    match rx.try_recv() {
+                        Ok(b) => buf.extend_from_slice(&b),
+                        Err(_) => break,
+                    }
+                }
+                if wr.write_all(&buf).await.is_err() {
+                    d.store(true, Ordering::Relaxed);
+                    break;
+                }
+                buf.clear();
+            }
+        });
+        let p = pending.clone();
+        let d = dead.clone();
+        tokio::spawn(async move {
+            let mut frames = FramedRead::with_capacity(rd, FrameCodec::default(), 256 * 1024);
+            while let Some(Ok(cmd)) = frames.next().await {
+                if !cmd.is_response() {
+                    continue; // broker-initiated requests (none expected) are ignored
+                }
+                if let Some(s) = p.lock().unwrap().remove(&cmd.opaque) {
+                    let _ = s.send(cmd);
+                }
+            }
+            d.store(true, Ordering::Relaxed);
+            p.lock().unwrap().clear();
+        });
+        Ok(Client {
+            tx,
+            pending,
+            next: Arc::new(AtomicI32::new(1)),
+            dead,
+        })
+    }
+
+    async fn call(
+        &self,
+        mut cmd: RemotingCommand,
+        timeout: Duration,
+    ) -> Result<RemotingCommand, RpcError> {
+        if self.dead.load(Ordering::Relaxed) {
+            return Err(RpcError::Closed);
+        }
+        let opaque = self.next.fetch_add(1, Ordering::Relaxed);
+        cmd.opaque = opaque;
+        let mut buf = BytesMut::new();
+        encode_frame(&cmd, &mut buf);
+        let (s, r) = oneshot::channel();
+        self.pending.lock().unwrap().insert(opaque, s);
+        if self.tx.send(buf.freeze()).await.is_err() {
+            self.pending.lock().unwrap().remove(&opaque);
+            return Err(RpcError::Closed);
+        }
+        match tokio::time::timeout(timeout, r).await {
+            Ok(Ok(resp)) => Ok(resp),
+            Ok(Err(_)) => Err(RpcError::Closed),
+            Err(_) => {
+                self.pending.lock().unwrap().remove(&opaque);
+                Err(RpcError::Timeout)
+            }
+        }
+    }
+}
+
+fn request(code: RequestCode, header: &impl CommandHeader) -> RemotingCommand {
+    let mut cmd = RemotingCommand::request(code.code());
+    cmd.serialize_type = SerializeType::RocketMq;
+    header.write_to(cmd.ext_mut());
+    cmd
+}
+
+fn now_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_micros() as u64
+}
+
+fn create_topic_cmd(topic: &str, queues: i32) -> RemotingCommand {
+    let h = CreateTopicRequestHeader {
+        topic: topic.to_string(),
+        default_topic: "TBW102".into(),
+        read_queue_nums: queues,
+        write_queue_nums: queues,
+        perm: 6,
+        topic_filter_type: "SINGLE_TAG".into(),
+        topic_sys_flag: Some(0),
+        order: false,
+        ..Default::default()
+    };
+    request(RequestCode::UPDATE_AND_CREATE_TOPIC, &h)
+}
+
+fn send_cmd(topic: &str, queue: i32, body: Bytes) -> RemotingCommand {
+    let h = SendMessageRequestHeaderV2 {
+        a: "rmqd_bench_producer".into(),
+        b: topic.to_string(),
+        c: "TBW102".into(),
+        d: 4,
+        e: queue,
+        f: 0,
+        g: (now_us() / 1000) as i64,
+        h: 0,
+        i: Some("WAIT\u{1}true\u{2}".into()),
+        j: Some(0),
+        k: Some(false),
+        m: Some(false),
+        ..Default::default()
+    };
+    request(RequestCode::SEND_MESSAGE_V2, &h).with_body(body)
+}
+
+fn body_of(size: usize) -> Vec<u8> {
+    let mut b = vec![b'x'; size.max(16)];
+    b[8..16].copy_from_slice(b"rmqdbnch");
+    b
+}
+
+fn stamped(template: &[u8]) -> Bytes {
+    let mut b = BytesMut::from(template);
+    b[0..8].copy_from_slice(&now_us().to_be_bytes());
+    b.freeze()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Arguments: `--key value` pairs after the sub-command.
+
+struct Args(HashMap<String, String>);
+
+impl Args {
+    fn parse(it: impl Iterator<Item = String>) -> Result<Args, String> {
+        let mut m = HashMap::new();
+        let mut it = it.peekable();
+        while let Some(k) = it.next() {
+            let key = k
+                .strip_prefix("--")
+                .ok_or_else(|| format!("unexpected argument {k}"))?;
+            let v = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
+            m.insert(key.to_string(), v);
+        }
+        Ok(Args(m))
+    }
+    fn s(&self, k: &str, d: &str) -> String {
+        self.0.get(k).cloned().unwrap_or_else(|| d.to_string())
+    }
+    fn n<T: std::str::FromStr>(&self, k: &str, d: T) -> Result<T, String> {
+        match self.0.get(k) {
+            None => Ok(d),
+            Some(v) => v.parse().map_err(|_| format!("--{k}: bad number {v}")),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async fn create_topic(a: &Args) -> Result<serde_json::Value, String> {
+    let addr = a.s("addr", "127.0.0.1:10911");
+    let topic = a.s("topic", "BenchTopic");
+    let queues = a.n("queues", 8)?;
+    let c = Client::connect(&addr)
+        .await
+        .map_err(|e| format!("connect {addr}: {e}"))?;
+    let r = c
+        .call(create_topic_cmd(&topic, queues), RPC_TIMEOUT)
+        .await
+        .map_err(|e| format!("create topic: {e:?}"))?;
+    if r.code != ResponseCode::SUCCESS.code() {
+        return Err(format!("create topic: code {} {:?}", r.code, r.remark));
+    }
+    Ok(serde_json::json!({"cmd": "create-topic", "topic": topic, "queues": queues}))
+}
+
+async fn probe(a: &Args) -> Result<serde_json::Value, String> {
+    let addr = a.s("addr", "127.0.0.1:10911");
+    let topic = a.s("topic", "BenchProbe");
+    let since_ns: u128 = a.n("since-ns", 0u128)?;
+    let timeout = Duration::from_secs(a.n("timeout", 180u64)?);
+    let started = Instant::now();
+    let base = if since_ns == 0 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos()
+    } else {
+        since_ns
+    };
+    let mut attempts = 0u64;
+    let mut connected_ms = None;
+    loop {
+        if started.elapsed() > timeout {
+            return Err(format!("no acknowledged send within {timeout:?}"));
+        }
+        attempts += 1;
+        let Ok(c) = Client::connect(&addr).await else {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        };
+        let elapsed_ms = |base: u128| {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos();
+            (now.saturating_sub(base)) as f64 / 1e6
+        };
+        connected_ms.get_or_insert_with(|| elapsed_ms(base));
+        let ok_topic = matches!(
+            c.call(create_topic_cmd(&topic, 8), RPC_TIMEOUT).await,
+            Ok(r) if r.code == ResponseCode::SUCCESS.code()
+        );
+        if ok_topic {
+            if let Ok(r) = c
+                .call(send_cmd(&topic, 0, stamped(&body_of(128))), RPC_TIMEOUT)
+                .await
+            {
+                if r.code == ResponseCode::SUCCESS.code() {
+                    return Ok(serde_json::json!({
+                        "cmd": "probe",
+                        "first_ack_ms": elapsed_ms(base),
+                        "port_open_ms": connected_ms,
+                        "attempts": attempts,
+                    }));
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[derive(Default)]
+struct SendResult {
+    hist: Option<Hist>,
+    ok: u64,
+    failed: u64,
+    codes: HashMap<String, u64>,
+}
+
+async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
+    let addr = a.s("addr", "127.0.0.1:10911");
+    let topic = a.s("topic", "BenchTopic");
+    let mode = a.s("mode", "sync");
+    let size: usize = a.n("size", 1024)?;
+    let conns: usize = a.n("conns", 4)?;
+    let window: usize = if mode == "sync" {
+        1
+    } else {
+        a.n("window", 32)?
+    };
+    let duration = Duration::from_secs_f64(a.n("duration", 20.0)?);
+    let count: u64 = a.n("count", 0)?;
+    let queues: i32 = a.n("queues", 8)?;
+    let consume = a.s("consume", "true") == "true";
+    let group = a.s("group", &format!("bench_{topic}"));
+    let drain_timeout = Duration::from_secs_f64(a.n("drain-timeout", 15.0)?);
+    let suspend_ms: i64 = a.n("suspend-ms", 1000)?;
+
+    let mut clients = Vec::new();
+    for _ in 0..conns {
+        clients.push(
+            Client::connect(&addr)
+                .await
+                .map_err(|e| format!("connect {addr}: {e}"))?,
+        );
+    }
+
+    // Consumer: one connection, one long-polling task per queue, from offset 0.
+    let stop_consume = Arc::new(AtomicBool::new(false));
+    let consumed = Arc::new(AtomicU64::new(0));
+    let mut consumers = Vec::new();
+    if consume {
+        let c = Client::connect(&addr)
+            .await
+            .map_err(|e| format!("connect {addr}: {e}"))?;
+        for q in 0..queues {
+            let (c, topic, group) = (c.clone(), topic.clone(), group.clone());
+            let (stop, consumed) = (stop_consume.clone(), consumed.clone());
+            consumers.push(tokio::spawn(async move {
+                pull_loop(c, topic, group, q, suspend_ms, stop, consumed).await
+            }));
+        }
+    }
+
+    let template = Arc::new(body_of(size));
+    let budget = Arc::new(AtomicU64::new(if count == 0 { u64::MAX } else { count }));
+    let t0 = Instant::now();
+    let deadline = if count == 0 {
+        Some(t0 + duration)
+    } else {
+        None
+    };
+    let mut senders = Vec::new();
+    for (ci, c) in clients.iter().enumerate() {
+        for w in 0..window {
+            let (c, topic, template, budget) =
+                (c.clone(), topic.clone(), template.clone(), budget.clone());
+            let mut q = ((ci * window + w) as i32) % queues;
+            senders.push(tokio::spawn(async move {
+                let mut r = SendResult {
+                    hist: Some(Hist::new()),
+                    ..Default::default()
+                };
+                loop {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        break;
+                    }
+                    if budget
+                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1))
+                        .is_err()
+                    {
+                        break;
+                    }
+                    let cmd = send_cmd(&topic, q, stamped(&template));
+                    q = (q + 1) % queues;
+                    let start = Instant::now();
+                    match c.call(cmd, RPC_TIMEOUT).await {
+                        Ok(resp) if resp.code == ResponseCode::SUCCESS.code() => {
+                            r.ok += 1;
+                            if let Some(h) = r.hist.as_mut() {
+                                h.record(start.elapsed().as_micros() as u64);
+                            }
+                        }
+                        Ok(resp) => {
+                            r.failed += 1;
+                            *r.codes.entry(format!("code_{}", resp.code)).or_default() += 1;
+                        }
+                        Err(e) => {
+                            r.failed += 1;
+                            *r.codes.entry(format!("{e:?}")).or_default() += 1;
+                            if matches!(e, RpcError::Closed) {
+                                tokio::time::sleep(Duration::from_millis(10)).await;
+                            }
+                        }
+                    }
+                }
+                r
+            }));
+        }
+    }
+    let mut send_hist = Hist::new();
+    let (mut sent, mut failed) = (0u64, 0u64);
+    let mut codes: HashMap<String, u64> = HashMap::new();
+    for s in senders {
+        let r = s.await.map_err(|e| e.to_string())?;
+        if let Some(h) = &r.hist {
+            send_hist.merge(h);
+        }
+        sent += r.ok;
+        failed += r.failed;
+        for (k, v) in r.codes {
+            *codes.entry(k).or_default() += v;
+        }
+    }
+    let send_secs = t0.elapsed().as_secs_f64();
+
+    let mut e2e = Hist::new();
+    let mut consume_secs = 0.0;
+    let mut n_consumed = 0;
+    if consume {
+        let dl = Instant::now() + drain_timeout;
+        while consumed.load(Ordering::Relaxed) < sent && Instant::now() < dl {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        consume_secs = t0.elapsed().as_secs_f64();
+        // Let any over-delivery show up before stopping.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        stop_consume.store(true, Ordering::Relaxed);
+        for c in consumers {
+            if let Ok(h) = c.await {
+                e2e.merge(&h);
+            }
+        }
+        n_consumed = consumed.load(Ordering::Relaxed);
+    }
+    let mismatch = consume && n_consumed != sent;
+    let v = serde_json::json!({
+        "cmd": "run",
+        "topic": topic,
+        "mode": mode,
+        "size": size,
+        "conns": conns,
+        "window": window,
+        "send_secs": send_secs,
+        "sent": sent,
+        "failed": failed,
+        "fail_codes": codes,
+        "send_tps": sent as f64 / send_secs,
+        "send_rtt_us": send_hist.json(),
+        "consumed": n_consumed,
+        "consume_tps": if consume_secs > 0.0 { n_consumed as f64 / consume_secs } else { 0.0 },
+        "e2e_us": e2e.json(),
+        "count_mismatch": mismatch,
+    });
+    Ok((v, mismatch))
+}
+
+/// Long-polls one queue; returns the end-to-end histogram of the bench's own messages.
+async fn pull_loop(
+    c: Client,
+    topic: String,
+    group: String,
+    queue: i32,
+    suspend_ms: i64,
+    stop: Arc<AtomicBool>,
+    consumed: Arc<AtomicU64>,
+) -> Hist {
+    let mut h = Hist::new();
+    let mut offset = 0i64;
+    while !stop.load(Ordering::Relaxed) {
+        let hdr = PullMessageRequestHeader {
+            consumer_group: group.clone(),
+            topic: topic.clone(),
+            queue_id: queue,
+            queue_offset: offset,
+            max_msg_nums: PULL_BATCH,
+            sys_flag: 0x2 | 0x4, // FLAG_SUSPEND | FLAG_SUBSCRIPTION
+            commit_offset: 0,
+            suspend_timeout_millis: suspend_ms,
+            subscription: Some("*".into()),
+            sub_version: (now_us() / 1000) as i64,
+            expression_type: Some("TAG".into()),
+            ..Default::default()
+        };
+        let cmd = request(RequestCode::PULL_MESSAGE, &hdr);
+        let resp = match c
+            .call(cmd, Duration::from_millis(suspend_ms as u64 + 5000))
+            .await
+        {
+            Ok(r) => r,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if let Some(next) = resp.ext("nextBeginOffset").and_then(|v| v.parse().ok()) {
+            if resp.code == ResponseCode::SUCCESS.code() {
+                let now = now_us();
+                let body = resp.body.to_bytes();
+                let n = parse_records(&body, |b| {
+                    if b.len() >= 16 && &b[8..16] == b"rmqdbnch" {
+                        let born = u64::from_be_bytes(b[0..8].try_into().unwrap());
+                        h.record(now.saturating_sub(born));
+                    }
+                });
+                consumed.fetch_add(n, Ordering::Relaxed);
+            }
+            offset = next;
+        } else {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    h
+}
+
+/// Walks the records of a pull body (remoting-protocol.md §8.6), calling `f` with each message body.
+fn parse_records(mut buf: &[u8], mut f: impl FnMut(&[u8])) -> u64 {
+    let mut n = 0;
+    let be32 = |b: &[u8], at: usize| i32::from_be_bytes(b[at..at + 4].try_into().unwrap());
+    while buf.len() >= 8 {
+        let total = be32(buf, 0) as usize;
+        if total < 8 || total > buf.len() {
+            break;
+        }
+        let rec = &buf[..total];
+        // total magic crc queueId flag queueOffset physOffset sysFlag bornTs
+        let sys_flag = be32(rec, 36);
+        let mut p = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8;
+        p += if sys_flag & 0x10 != 0 { 20 } else { 8 }; // born host
+        p += 8; // store timestamp
+        p += if sys_flag & 0x20 != 0 { 20 } else { 8 }; // store host
+        p += 4 + 8; // reconsumeTimes, preparedTransactionOffset
+        if p + 4 <= rec.len() {
+            let len = be32(rec, p) as usize;
+            if p + 4 + len <= rec.len() {
+                f(&rec[p + 4..p + 4 + len]);
+            }
+        }
+        n += 1;
+        buf = &buf[total..];
+    }
+    n
+}
+
+fn main() {
+    let mut argv = std::env::args().skip(1);
+    let sub = argv.next().unwrap_or_default();
+    let args = match Args::parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("rmqd-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let threads: usize = args.n("threads", 2).unwrap_or(2);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let result = rt.block_on(async {
+        match sub.as_str() {
+            "create-topic" => create_topic(&args).await.map(|v| (v, false)),
+            "probe" => probe(&args).await.map(|v| (v, false)),
+            "run" => run(&args).await,
+            _ => Err(
+                "usage: rmqd-bench create-topic|run|probe --addr H:P --topic T [...]; see the source header"
+                    .into(),
+            ),
+        }
+    });
+    match result {
+        Ok((v, mismatch)) => {
+            println!("{v}");
+            if mismatch {
+                eprintln!("rmqd-bench: sent and consumed counts differ");
+                std::process::exit(1);
+            }
+        }
+        Err(e) => {
+            println!("{}", serde_json::json!({"error": e}));
+            eprintln!("rmqd-bench: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Hist;
+
+    #[test]
+    fn histogram_buckets_are_monotonic_and_close() {
+        let mut prev = 0;
+        for v in [0u64, 1, 63, 64, 65, 127, 128, 1000, 65_535, 1 << 40] {
+            let i = Hist::index(v);
+            assert!(i >= prev);
+            prev = i;
+            let back = Hist::value(i);
+            assert!(
+                (back as f64 - v as f64).abs() <= v as f64 * 0.04 + 1.0,
+                "{v} -> {back}"
+            );
+        }
+        let mut h = Hist::new();
+        (1..=1000).for_each(|v| h.record(v));
+        let p50 = h.quantile(0.5);
+        assert!((480..=520).contains(&p50), "{p50}");
+        assert_eq!(h.quantile(1.0), 1000);
+    }
+}
