@@ -48,9 +48,9 @@ record() {
 }
 
 # ids of the Java scenarios per suite (must exist in compat.Main)
-DATA_IDS=(J01 J02 J04 J05 J06 J07 J08 J09 J10 J16 J18 J18R J19)
+DATA_IDS=(J01 J02 J04 J05 J06 J06S J07 J08 J09 J10 J16 J18 J18R J19)
 # issue 7 (retry/DLQ, delay, transactions, orderly, SQL92, request/reply): opt-in until rmqd has them
-ISSUE7_IDS=(J06S J11 J12 J13 J14 J15 J21)
+ISSUE7_IDS=(J11 J12 J13 J14 J15 J21)
 GO_IDS=(G01 G02 G03 G04 G09)
 GO_ISSUE7_IDS=(G05 G06 G07 G08)
 MQA_IDS=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24)
