@@ -110,7 +110,7 @@ fn pull_first(
                 ("queueId", &q),
                 ("queueOffset", "0"),
                 ("maxMsgNums", "32"),
-                ("sysFlag", "0"),
+                ("sysFlag", "4"),
                 ("commitOffset", "0"),
                 ("suspendTimeoutMillis", "0"),
                 ("subscription", "*"),
@@ -223,7 +223,7 @@ async fn delay_level_message_reaches_its_topic_after_the_delay() {
     broker.shutdown().await;
     let json = std::fs::read_to_string(dir.path().join("config/delayOffset.json")).unwrap();
     assert!(json.contains("\"offsetTable\""), "{json}");
-    assert!(json.contains("2:1"), "{json}");
+    assert!(json.contains("\"2\":1"), "{json}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -55,6 +55,12 @@ pub fn get_broker_runtime_info(ctx: &BrokerContext, request: &RemotingCommand) -
         put(k, v);
     }
     put("brokerActive", "true".into());
+    for (level, next, max) in ctx.schedule.progress() {
+        put(
+            &format!("scheduleMessageOffset_{level}"),
+            format!("{next},{max}"),
+        );
+    }
     put("brokerVersionDesc", "V5_3_3".into());
     put(
         "brokerVersion",
