@@ -275,6 +275,12 @@ async fn refusals_carry_java_codes() {
         assert_eq!(missing.code, ResponseCode::SYSTEM_ERROR.code());
         let huge = send_v2(&mut c, "Q2", 0, &vec![0u8; 4 * 1024 * 1024 + 1], "");
         assert_eq!(huge.code, ResponseCode::MESSAGE_ILLEGAL.code());
+        let timer = send_v2(&mut c, "Q2", 0, b"x", "TIMER_DELAY_MS\u{1}3000\u{2}");
+        assert_eq!(
+            timer.code,
+            ResponseCode::MESSAGE_ILLEGAL.code(),
+            "timer messages are refused, never delivered early"
+        );
         let no_topic = pull(&mut c, "Nope", 0, 0, 0x4, "*", 0);
         assert_eq!(no_topic.code, ResponseCode::TOPIC_NOT_EXIST.code());
         assert!(no_topic.ext("nextBeginOffset").is_some());

@@ -13,6 +13,7 @@ use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
 use crate::common::message::{
     MULTI_TAGS_FLAG, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_TAGS,
+    PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
     PROPERTY_TRANSACTION_PREPARED, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
 };
 use crate::common::properties::Properties as MessageProperties;
@@ -238,6 +239,21 @@ fn build_message(
             request,
             ResponseCode::NO_PERMISSION,
             "transactional (half) messages are not supported by this rmqd broker yet",
+        ));
+    }
+    if [
+        PROPERTY_TIMER_DELIVER_MS,
+        PROPERTY_TIMER_DELAY_SEC,
+        PROPERTY_TIMER_DELAY_MS,
+    ]
+    .iter()
+    .any(|k| props.contains(k))
+    {
+        // Refused as Java refuses them with timerWheelEnable=false: never delivered early.
+        return Err(refuse(
+            request,
+            ResponseCode::MESSAGE_ILLEGAL,
+            "accurate timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS) are not supported by this rmqd broker yet; use a delay level",
         ));
     }
     if !props.contains(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) {
