@@ -6,32 +6,15 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use rmqd::broker::{BrokerConfig, BrokerController};
+use rmqd::broker::BrokerController;
 use rmqd::remoting::{RemotingCommand, RequestCode, ResponseCode};
-use rmqd::store::config::MessageStoreConfig;
 use support::RawClient;
 
 async fn start(dir: &std::path::Path) -> BrokerController {
-    let config = BrokerConfig {
-        listen_port: 0,
-        bind_address: "127.0.0.1".into(),
-        broker_ip1: "127.0.0.1".into(),
-        broker_name: "broker-t".into(),
-        ..Default::default()
-    };
-    let mut store = MessageStoreConfig::with_root(dir);
-    store.set("mappedFileSizeCommitLog", "1048576").unwrap();
-    store.set("mappedFileSizeConsumeQueue", "6000").unwrap();
-    BrokerController::start(config, store).await.unwrap()
+    support::start_broker(dir, &[]).await
 }
 
-fn req(code: RequestCode, pairs: &[(&str, &str)]) -> RemotingCommand {
-    let mut cmd = RemotingCommand::request(code.code());
-    for (k, v) in pairs {
-        cmd.ext_mut().insert(*k, *v);
-    }
-    cmd
-}
+use support::request as req;
 
 fn create_topic(c: &mut RawClient, topic: &str, queues: &str) {
     let r = c.call(&req(
@@ -108,32 +91,12 @@ fn pull(
     ))
 }
 
-/// Splits a pull body into (queueOffset, body, properties) per stored record.
+/// (queueOffset, body, properties) per stored record of a pull body.
 fn records(body: &[u8]) -> Vec<(i64, Vec<u8>, String)> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    let i32_at = |p: usize| i32::from_be_bytes(body[p..p + 4].try_into().unwrap());
-    let i64_at = |p: usize| i64::from_be_bytes(body[p..p + 8].try_into().unwrap());
-    while pos < body.len() {
-        let total = i32_at(pos) as usize;
-        let sys_flag = i32_at(pos + 36);
-        let queue_offset = i64_at(pos + 20);
-        let born = if sys_flag & 0x10 != 0 { 20 } else { 8 };
-        let store = if sys_flag & 0x20 != 0 { 20 } else { 8 };
-        let mut p = pos + 48 + born + 8 + store + 4 + 8;
-        let blen = i32_at(p) as usize;
-        p += 4;
-        let b = body[p..p + blen].to_vec();
-        p += blen;
-        let tlen = body[p] as usize;
-        p += 1 + tlen;
-        let plen = u16::from_be_bytes([body[p], body[p + 1]]) as usize;
-        p += 2;
-        let props = String::from_utf8_lossy(&body[p..p + plen]).into_owned();
-        out.push((queue_offset, b, props));
-        pos += total;
-    }
-    out
+    support::records(body)
+        .into_iter()
+        .map(|r| (r.queue_offset, r.body, r.properties))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

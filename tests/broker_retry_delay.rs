@@ -7,34 +7,16 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use rmqd::broker::{BrokerConfig, BrokerController};
+use rmqd::broker::BrokerController;
 use rmqd::remoting::body::lock_batch::{LockBatchRequestBody, LockBatchResponseBody};
 use rmqd::remoting::{RemotingCommand, RequestCode};
-use rmqd::store::config::MessageStoreConfig;
 use support::RawClient;
 
 async fn start(dir: &std::path::Path) -> BrokerController {
-    let config = BrokerConfig {
-        listen_port: 0,
-        bind_address: "127.0.0.1".into(),
-        broker_ip1: "127.0.0.1".into(),
-        broker_name: "broker-t".into(),
-        ..Default::default()
-    };
-    let mut store = MessageStoreConfig::with_root(dir);
-    store.set("mappedFileSizeCommitLog", "1048576").unwrap();
-    store.set("mappedFileSizeConsumeQueue", "6000").unwrap();
-    store.set("messageDelayLevel", "1s 2s 1s 3s").unwrap();
-    BrokerController::start(config, store).await.unwrap()
+    support::start_broker(dir, &[("messageDelayLevel", "1s 2s 1s 3s")]).await
 }
 
-fn req(code: RequestCode, pairs: &[(&str, &str)]) -> RemotingCommand {
-    let mut cmd = RemotingCommand::request(code.code());
-    for (k, v) in pairs {
-        cmd.ext_mut().insert(*k, *v);
-    }
-    cmd
-}
+use support::request as req;
 
 fn send(
     c: &mut RawClient,
@@ -65,31 +47,10 @@ fn send(
 
 /// (phys offset, reconsume times, topic, properties) of each record of a pull body.
 fn records(body: &[u8]) -> Vec<(i64, i32, String, String)> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    let i32_at = |p: usize| i32::from_be_bytes(body[p..p + 4].try_into().unwrap());
-    let i64_at = |p: usize| i64::from_be_bytes(body[p..p + 8].try_into().unwrap());
-    while pos < body.len() {
-        let total = i32_at(pos) as usize;
-        let phys = i64_at(pos + 28);
-        let sys_flag = i32_at(pos + 36);
-        let born = if sys_flag & 0x10 != 0 { 20 } else { 8 };
-        let store = if sys_flag & 0x20 != 0 { 20 } else { 8 };
-        let mut p = pos + 48 + born + 8 + store;
-        let reconsume = i32_at(p);
-        p += 4 + 8;
-        let blen = i32_at(p) as usize;
-        p += 4 + blen;
-        let tlen = body[p] as usize;
-        let topic = String::from_utf8_lossy(&body[p + 1..p + 1 + tlen]).into_owned();
-        p += 1 + tlen;
-        let plen = u16::from_be_bytes([body[p], body[p + 1]]) as usize;
-        p += 2;
-        let props = String::from_utf8_lossy(&body[p..p + plen]).into_owned();
-        out.push((phys, reconsume, topic, props));
-        pos += total;
-    }
-    out
+    support::records(body)
+        .into_iter()
+        .map(|r| (r.phys_offset, r.reconsume_times, r.topic, r.properties))
+        .collect()
 }
 
 /// Pulls queue `queue` of `topic` from offset 0 until a record arrives or `within` passes.

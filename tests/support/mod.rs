@@ -75,3 +75,81 @@ impl RawClient {
         }
     }
 }
+
+/// A broker on a free port with a temporary store: small files, `extra` store keys applied.
+pub async fn start_broker(
+    dir: &std::path::Path,
+    extra: &[(&str, &str)],
+) -> rmqd::broker::BrokerController {
+    let config = rmqd::broker::BrokerConfig {
+        listen_port: 0,
+        bind_address: "127.0.0.1".into(),
+        broker_ip1: "127.0.0.1".into(),
+        broker_name: "broker-t".into(),
+        ..Default::default()
+    };
+    let mut store = rmqd::store::config::MessageStoreConfig::with_root(dir);
+    store.set("mappedFileSizeCommitLog", "1048576").unwrap();
+    store.set("mappedFileSizeConsumeQueue", "6000").unwrap();
+    for (k, v) in extra {
+        store.set(k, v).unwrap();
+    }
+    rmqd::broker::BrokerController::start(config, store)
+        .await
+        .unwrap()
+}
+
+/// A request with the given extFields.
+pub fn request(code: rmqd::remoting::RequestCode, pairs: &[(&str, &str)]) -> RemotingCommand {
+    let mut cmd = RemotingCommand::request(code.code());
+    for (k, v) in pairs {
+        cmd.ext_mut().insert(*k, *v);
+    }
+    cmd
+}
+
+/// One stored record of a pull/query body (store-format.md §2.1).
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub queue_offset: i64,
+    pub phys_offset: i64,
+    pub reconsume_times: i32,
+    pub body: Vec<u8>,
+    pub topic: String,
+    pub properties: String,
+}
+
+/// Splits a body of back-to-back records.
+pub fn records(body: &[u8]) -> Vec<Record> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let i32_at = |p: usize| i32::from_be_bytes(body[p..p + 4].try_into().unwrap());
+    let i64_at = |p: usize| i64::from_be_bytes(body[p..p + 8].try_into().unwrap());
+    while pos < body.len() {
+        let total = i32_at(pos) as usize;
+        let sys_flag = i32_at(pos + 36);
+        let born = if sys_flag & 0x10 != 0 { 20 } else { 8 };
+        let store = if sys_flag & 0x20 != 0 { 20 } else { 8 };
+        let mut p = pos + 48 + born + 8 + store;
+        let reconsume_times = i32_at(p);
+        p += 4 + 8;
+        let blen = i32_at(p) as usize;
+        let rec_body = body[p + 4..p + 4 + blen].to_vec();
+        p += 4 + blen;
+        let tlen = body[p] as usize;
+        let topic = String::from_utf8_lossy(&body[p + 1..p + 1 + tlen]).into_owned();
+        p += 1 + tlen;
+        let plen = u16::from_be_bytes([body[p], body[p + 1]]) as usize;
+        let properties = String::from_utf8_lossy(&body[p + 2..p + 2 + plen]).into_owned();
+        out.push(Record {
+            queue_offset: i64_at(pos + 20),
+            phys_offset: i64_at(pos + 28),
+            reconsume_times,
+            body: rec_body,
+            topic,
+            properties,
+        });
+        pos += total;
+    }
+    out
+}
