@@ -54,7 +54,7 @@ ISSUE7_IDS=(J11 J12 J13 J14 J15 J21)
 GO_IDS=(G01 G02 G03 G04 G09)
 GO_ISSUE7_IDS=(G05 G06 G07 G08)
 MQA_IDS=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24)
-NSA_IDS=(NS-A01 NS-A02 NS-A03 NS-A04 NS-A05)
+NSA_IDS=(NS-A01 NS-A02 NS-A03 NS-A04 NS-A05 NS-A06)
 
 filter_only() { # filter_only ids... -> ids restricted by COMPAT_ONLY
   local i
@@ -67,7 +67,7 @@ fail_all() { # fail_all <detail> ids...
   local d=$1 i; shift
   for i in "$@"; do record "$i" "$(client_of "$i")" FAIL 0 "$d"; done
 }
-client_of() { case $1 in G*) echo go ;; X*) echo go+java ;; M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac; }
+client_of() { case $1 in G*|NS-A06) echo go ;; X*) echo go+java ;; M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac; }
 
 # run_main <timeout_s> <label-map> <jvm opts...> -- <Main args incl. --only>
 # Parses the JSON lines; scenarios that never reported (JVM crash / timeout) are FAILed.
@@ -200,6 +200,16 @@ namesrv_a_steps() {
   sleep 1
   MQA_TRIES=5 mqa_check NS-A04 "^NSA_$rid\$" topicList
   mqa_check NS-A05 "\"127\.0\.0\.1:$port\"" topicRoute -t "NSA_$rid"
+  # the Go client (version 317: legacy route JSON) sends and consumes through this NameServer too
+  local gobin="$COMPAT_DIR/go/bin/compat-go" gout="$RUN_DIR/nsa-go-$CUR_BROKER.out"
+  if [ -x "$gobin" ]; then
+    timeout -k 5 150 "$gobin" -ns "$NS_ADDR" -broker "$A" -broker-name "$BROKER_NAME" -run G01 -run-id "${rid}g" \
+      -log "$RUN_DIR/nsa-go-$CUR_BROKER.log" > "$gout" 2>&1
+    ingest_json_lines "$gout" G01 go
+    sed -i "s/\tG01\t/\tNS-A06\t/" "$RESULTS"
+  else
+    record NS-A06 go FAIL 0 "compat-go not built (compat-tests/go/build.sh)"
+  fi
 }
 
 # restart (R01): 2000 acked sends, stop the broker with <sig>, restart on the same store, all consumable.
