@@ -206,7 +206,7 @@ namesrv_a_steps() {
     timeout -k 5 150 "$gobin" -ns "$NS_ADDR" -broker "$A" -broker-name "$BROKER_NAME" -run G01 -run-id "${rid}g" \
       -log "$RUN_DIR/nsa-go-$CUR_BROKER.log" > "$gout" 2>&1
     ingest_json_lines "$gout" G01 go
-    sed -i "s/\tG01\t/\tNS-A06\t/" "$RESULTS"
+    sed -i "$ s/\tG01\t/\tNS-A06\t/" "$RESULTS"
   else
     record NS-A06 go FAIL 0 "compat-go not built (compat-tests/go/build.sh)"
   fi
