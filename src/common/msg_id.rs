@@ -27,14 +27,21 @@ pub struct MessageId {
 
 /// Encodes an offset msgId; the port is written as a 4-byte int as Java does.
 pub fn encode_msg_id(store_host: SocketAddr, commit_log_offset: i64) -> String {
-    let mut bytes = Vec::with_capacity(28);
-    match store_host.ip() {
-        IpAddr::V4(ip) => bytes.extend_from_slice(&ip.octets()),
-        IpAddr::V6(ip) => bytes.extend_from_slice(&ip.octets()),
-    }
-    bytes.extend_from_slice(&(store_host.port() as i32).to_be_bytes());
-    bytes.extend_from_slice(&commit_log_offset.to_be_bytes());
-    to_hex_upper(&bytes)
+    // On the put path: a stack buffer, one String allocation.
+    let mut raw = [0u8; 28];
+    let n = match store_host.ip() {
+        IpAddr::V4(ip) => {
+            raw[..4].copy_from_slice(&ip.octets());
+            4
+        }
+        IpAddr::V6(ip) => {
+            raw[..16].copy_from_slice(&ip.octets());
+            16
+        }
+    };
+    raw[n..n + 4].copy_from_slice(&(store_host.port() as i32).to_be_bytes());
+    raw[n + 4..n + 12].copy_from_slice(&commit_log_offset.to_be_bytes());
+    to_hex_upper(&raw[..n + 12])
 }
 
 /// Decodes an offset msgId (32 chars = IPv4, 56 = IPv6; case-insensitive hex).

@@ -115,28 +115,8 @@ impl PutMessageResult {
 
 /// Java offset msgId: upper-case hex of store IP (4 or 16 bytes) + i32 port + i64 offset.
 pub fn offset_msg_id(store_host: &SocketAddr, phys_offset: i64) -> String {
-    let mut raw = [0u8; 28];
-    let n = match store_host {
-        SocketAddr::V4(a) => {
-            raw[..4].copy_from_slice(&a.ip().octets());
-            4
-        }
-        SocketAddr::V6(a) => {
-            raw[..16].copy_from_slice(&a.ip().octets());
-            16
-        }
-    };
-    raw[n..n + 4].copy_from_slice(&(store_host.port() as i32).to_be_bytes());
-    raw[n + 4..n + 12].copy_from_slice(&phys_offset.to_be_bytes());
-    let mut s = String::with_capacity(2 * (n + 12));
-    for b in &raw[..n + 12] {
-        s.push(char::from(HEX[(b >> 4) as usize]));
-        s.push(char::from(HEX[(b & 0xF) as usize]));
-    }
-    s
+    crate::common::msg_id::encode_msg_id(*store_host, phys_offset)
 }
-
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 /// Appends the 8- or 20-byte host encoding (address bytes + i32 port).
 pub fn push_host(buf: &mut Vec<u8>, addr: &SocketAddr) {

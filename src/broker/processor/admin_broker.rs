@@ -2,7 +2,7 @@
 //! UPDATE_BROKER_CONFIG (25), GET_BROKER_RUNTIME_INFO (28), CLEAN_EXPIRED_CONSUMEQUEUE (306),
 //! DELETE_EXPIRED_COMMITLOG (329), QUERY_CONSUME_QUEUE (321).
 
-use super::read_header;
+use super::{ok, read_header};
 use crate::broker::BrokerContext;
 use crate::common::java_properties;
 use crate::remoting::body::kv_table::KVTable;
@@ -12,10 +12,6 @@ use crate::remoting::{RemotingCommand, ResponseCode};
 
 /// Keys UPDATE_BROKER_CONFIG may not touch (Java's default `configBlackList`).
 const CONFIG_BLACK_LIST: [&str; 2] = ["configBlackList", "brokerConfigPath"];
-
-fn ok(request: &RemotingCommand) -> RemotingCommand {
-    RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
-}
 
 pub fn get_broker_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
     let text = java_properties::write(&ctx.all_config_pairs());

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::read_header;
+use super::{ok, read_header, reply};
 use crate::broker::client_registry::ClientChannel;
 use crate::broker::BrokerContext;
 use crate::common::msg_id::decode_msg_id;
@@ -29,18 +29,6 @@ use crate::store::get::BoundaryType;
 
 /// How long a relayed admin request waits for the client.
 const RELAY_TIMEOUT: Duration = Duration::from_secs(5);
-
-fn reply(
-    request: &RemotingCommand,
-    code: ResponseCode,
-    remark: impl Into<String>,
-) -> RemotingCommand {
-    RemotingCommand::response_to(request, code.code(), Some(remark.into()))
-}
-
-fn ok(request: &RemotingCommand) -> RemotingCommand {
-    RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
-}
 
 pub fn update_and_create_subscription_group(
     ctx: &BrokerContext,

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{read_header, success_with};
+use super::{ok, read_header, reply, success_with};
 use crate::broker::BrokerContext;
 use crate::common::topic::{self, MessageQueue, TopicConfig};
 use crate::remoting::body::group_list::GroupList;
@@ -20,18 +20,6 @@ use crate::remoting::header::get_topic_config::GetTopicConfigRequestHeader;
 use crate::remoting::header::get_topic_stats_info::GetTopicStatsInfoRequestHeader;
 use crate::remoting::header::query_topic_consume_by_who::QueryTopicConsumeByWhoRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
-
-fn reply(
-    request: &RemotingCommand,
-    code: ResponseCode,
-    remark: impl Into<String>,
-) -> RemotingCommand {
-    RemotingCommand::response_to(request, code.code(), Some(remark.into()))
-}
-
-fn ok(request: &RemotingCommand) -> RemotingCommand {
-    RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
-}
 
 pub fn update_and_create_topic(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
     let h: CreateTopicRequestHeader = match read_header(request) {

@@ -29,3 +29,17 @@ pub(crate) fn success_with<H: CommandHeader>(request: &RemotingCommand, h: H) ->
     h.write_to(r.ext_mut());
     r
 }
+
+/// A SUCCESS response with no header.
+pub(crate) fn ok(request: &RemotingCommand) -> RemotingCommand {
+    RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
+}
+
+/// A response with `code` and `remark`.
+pub(crate) fn reply(
+    request: &RemotingCommand,
+    code: ResponseCode,
+    remark: impl Into<String>,
+) -> RemotingCommand {
+    RemotingCommand::response_to(request, code.code(), Some(remark.into()))
+}
