@@ -4,7 +4,8 @@
 #
 # Builds nothing Rust: expects $RMQD_BIN (default target/release/rmqd) built by the caller.
 # Env:
-#   COMPAT_SUITES   comma list of: data, go, mqadmin, restart, namesrv, issue7   (default: namesrv,data,go,mqadmin,restart)
+#   COMPAT_SUITES   comma list of: data, go, mqadmin, restart, namesrv, swap, issue7
+#                   (default: namesrv,data,go,mqadmin,restart,swap; swap = issue 5, see swap.sh)
 #   COMPAT_BROKERS  comma list of: java, rmqd                                (default: java,rmqd)
 #   COMPAT_ONLY     optional comma list of Java scenario ids to restrict the data/issue7 suites (e.g. J01,J04)
 #   RMQD_BIN        path of the rmqd binary; RMQD_START_TIMEOUT seconds to wait for its port (default 20)
@@ -21,8 +22,10 @@ export RUN_DIR=${RUN_DIR:-$COMPAT_DIR/.run/run-$(date +%Y%m%d-%H%M%S)}
 . "$COMPAT_DIR/lib.sh"
 # shellcheck source=mqadmin.sh
 . "$COMPAT_DIR/mqadmin.sh"
+# shellcheck source=swap.sh
+. "$COMPAT_DIR/swap.sh"
 
-SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart},"
+SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap},"
 BROKERS=${COMPAT_BROKERS:-java,rmqd}
 RID=r$(date +%H%M%S)
 RESULTS="$RUN_DIR/results.tsv"
@@ -67,7 +70,7 @@ fail_all() { # fail_all <detail> ids...
   local d=$1 i; shift
   for i in "$@"; do record "$i" "$(client_of "$i")" FAIL 0 "$d"; done
 }
-client_of() { case $1 in G*|NS-A06) echo go ;; X*) echo go+java ;; M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac; }
+client_of() { case $1 in G*|NS-A06) echo go ;; X*|SW-LIVE) echo go+java ;; M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac; }
 
 # run_main <timeout_s> <label-map> <jvm opts...> -- <Main args incl. --only>
 # Parses the JSON lines; scenarios that never reported (JVM crash / timeout) are FAILed.
@@ -318,7 +321,7 @@ print_table() {
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 brokers = sys.argv[2].split(",")
-skip = {"R01-SEND", "R01-VERIFY"}
+skip = {"R01-SEND", "R01-VERIFY", "SW-WRITE", "SW-VERIFY", "SW-LOAD", "SW-LOADVERIFY", "SW-PING", "SW-LIVE-JAVA", "SW-LIVE-GO"}
 order, res = [], {}
 for b, suite, sid, client, st, ms, det in rows:
     if sid in skip: continue
@@ -377,7 +380,10 @@ if ! start_java_ns; then
   log "Java NameServer failed to start"; tail -n 50 "$NS_LOG" >&2; echo "0 passed, 1 failed"; exit 1
 fi
 log "Java NameServer up in $((SECONDS - s)) s"
-for b in ${BROKERS//,/ }; do broker_phase "$b"; done
+if [[ $SUITES =~ ,(namesrv|data|go|mqadmin|restart|issue7), ]]; then
+  for b in ${BROKERS//,/ }; do broker_phase "$b"; done
+fi
+has_suite swap && suite_swap
 if has_suite namesrv && [[ ",$BROKERS," == *",rmqd,"* ]]; then namesrv_a_rmqd; fi
 stop "${NS_PID:-}" TERM 20; NS_PID=""
 

@@ -18,6 +18,9 @@ use super::{writer, RequestHandler};
 use crate::remoting::codec::CodecError;
 use crate::remoting::{FrameCodec, RemotingCommand, ResponseCode};
 
+/// How long a closing connection waits for its requests still running before its write side closes.
+const REQUESTS_DRAIN: Duration = Duration::from_secs(5);
+
 /// Limits of one server. Java's names where Java has the knob.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -138,7 +141,11 @@ impl<H: RequestHandler> Server<H> {
         let (tx, rx) = mpsc::unbounded_channel();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let conn = Arc::new(Connection::new(id, peer, local, tx));
-        let writer = tokio::spawn(writer::run(write, rx));
+        // Objects elsewhere (client registry, held pulls) may keep the connection alive; the writer
+        // is told explicitly when this connection is done.
+        let closed = CancellationToken::new();
+        let writer = tokio::spawn(writer::run(write, rx, closed.clone()));
+        let requests = TaskTracker::new();
         let codec = FrameCodec::with_max_frame_length(self.config.max_frame_length);
         let mut frames = FramedRead::with_capacity(read, codec, 64 * 1024);
         loop {
@@ -160,16 +167,25 @@ impl<H: RequestHandler> Server<H> {
                     tracing::warn!(%peer, reason = %e, "malformed frame, closing connection");
                     break;
                 }
-                Ok(Some(Ok(cmd))) => self.on_frame(&conn, cmd),
+                Ok(Some(Ok(cmd))) => self.on_frame(&conn, &requests, cmd),
             }
         }
         conn.fail_pending();
         self.handler.on_close(&conn);
         drop(conn);
+        // answer what was read before closing the write side (bounded: a held pull may wait long)
+        requests.close();
+        let _ = tokio::time::timeout(REQUESTS_DRAIN, requests.wait()).await;
+        closed.cancel();
         let _ = writer.await;
     }
 
-    fn on_frame(self: &Arc<Self>, conn: &Arc<Connection>, cmd: RemotingCommand) {
+    fn on_frame(
+        self: &Arc<Self>,
+        conn: &Arc<Connection>,
+        requests: &TaskTracker,
+        cmd: RemotingCommand,
+    ) {
         if cmd.is_response() {
             if !conn.complete(cmd) {
                 tracing::debug!(peer = %conn.peer, "response with an unknown opaque dropped");
@@ -188,13 +204,13 @@ impl<H: RequestHandler> Server<H> {
         };
         let handler = self.handler.clone();
         let conn = conn.clone();
-        self.tasks.spawn(async move {
+        self.tasks.spawn(requests.track_future(async move {
             let oneway = cmd.is_oneway();
             let response = handler.handle(conn.clone(), cmd).await;
             if let (Some(r), false) = (response, oneway) {
                 conn.send(r);
             }
             drop(permit);
-        });
+        }));
     }
 }

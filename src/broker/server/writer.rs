@@ -6,6 +6,7 @@ use std::io::IoSlice;
 use bytes::Bytes;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use crate::remoting::codec::encode_head;
 use crate::remoting::RemotingCommand;
@@ -13,12 +14,21 @@ use crate::remoting::RemotingCommand;
 const MAX_FRAMES_PER_WRITE: usize = 64;
 const MAX_SLICES: usize = 512;
 
+/// Runs until every sender is gone or `closed` is cancelled (the connection's read side ended and
+/// its requests were answered); what is queued by then is still written.
 pub(super) async fn run<W: AsyncWrite + Unpin>(
     mut out: W,
     mut queue: mpsc::UnboundedReceiver<RemotingCommand>,
+    closed: CancellationToken,
 ) {
     let mut chunks: Vec<Bytes> = Vec::with_capacity(MAX_SLICES);
-    while let Some(first) = queue.recv().await {
+    loop {
+        let first = tokio::select! {
+            biased;
+            cmd = queue.recv() => cmd,
+            _ = closed.cancelled() => queue.try_recv().ok(),
+        };
+        let Some(first) = first else { break };
         push_frame(&mut chunks, &first);
         let mut frames = 1;
         while frames < MAX_FRAMES_PER_WRITE && chunks.len() < MAX_SLICES {

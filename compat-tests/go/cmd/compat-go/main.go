@@ -103,6 +103,7 @@ func main() {
 	fs.StringVar(&cfg.runID, "run-id", "", "suffix for unique topic/group names (default: unix seconds)")
 	fs.Float64Var(&cfg.scale, "timeout-scale", 1.0, "multiply every per-scenario timeout")
 	logPath := fs.String("log", "", "Go client log file (default $TMPDIR/compat-go-<runid>.log)")
+	fs.StringVar(&stopFile, "stop-file", "", "SWLIVE: run until this file exists")
 	isolate := fs.Bool("isolate", true, "run each scenario in its own child process (a client panic or hang cannot take the others down)")
 	_ = fs.Parse(os.Args[1:])
 	if cfg.runID == "" {

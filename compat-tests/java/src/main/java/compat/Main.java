@@ -127,6 +127,7 @@ public final class Main {
         def("J14", "issue7", 60, "delay level 3 (3 s) and delayTimeMs 3000", Main::j14);
         def("J15", "issue7", 90, "transactions commit/rollback/check-back", Main::j15);
         def("J21", "issue7", 60, "request/reply", Main::j21);
+        Swap.register(); // issue 5: SW-* (driven by compat-tests/swap.sh)
     }
 
     // ---------------------------------------------------------------- context
