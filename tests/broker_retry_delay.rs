@@ -184,7 +184,8 @@ async fn delay_level_message_reaches_its_topic_after_the_delay() {
     broker.shutdown().await;
     let json = std::fs::read_to_string(dir.path().join("config/delayOffset.json")).unwrap();
     assert!(json.contains("\"offsetTable\""), "{json}");
-    assert!(json.contains("\"2\":1"), "{json}");
+    // fastjson's layout, as the Java broker writes it: a bare integer key
+    assert!(json.contains("\"offsetTable\":{2:1\n"), "{json}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,6 +15,7 @@ use crate::remoting::body::subscription_group::{
     SubscriptionGroupConfig, SubscriptionGroupWrapper,
 };
 use crate::remoting::ResponseCode;
+use crate::store::config_files;
 
 /// Groups a Java broker creates for itself at start.
 const SYSTEM_GROUPS: [&str; 8] = [
@@ -147,7 +148,7 @@ impl SubscriptionGroupManager {
     }
 
     pub fn persist(&self) -> Result<(), String> {
-        let text = String::from_utf8(self.wrapper().encode()).map_err(|e| e.to_string())?;
-        self.file.persist(&text)
+        self.file
+            .persist(&config_files::to_fastjson_pretty(&self.wrapper()))
     }
 }

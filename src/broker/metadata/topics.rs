@@ -13,6 +13,7 @@ use crate::broker::config::BrokerConfig;
 use crate::common::topic::{TopicConfig, PERM_INHERIT, PERM_READ, PERM_WRITE};
 use crate::remoting::body::data_version::DataVersion;
 use crate::remoting::body::register_broker::TopicConfigSerializeWrapper;
+use crate::store::config_files;
 
 pub const AUTO_CREATE_TOPIC_KEY_TOPIC: &str = "TBW102";
 pub const SCHEDULE_TOPIC: &str = "SCHEDULE_TOPIC_XXXX";
@@ -142,7 +143,8 @@ impl TopicConfigManager {
 
     /// Writes `topics.json` in the shape the Java broker reads.
     pub fn persist(&self) -> Result<(), String> {
-        let wrapper = TopicConfigSerializeWrapper {
+        // the file holds no mapping fields (Java's TopicConfigManager.encode)
+        let wrapper = config_files::types::TopicConfigSerializeWrapper {
             topic_config_table: self
                 .table
                 .read()
@@ -150,10 +152,9 @@ impl TopicConfigManager {
                 .map(|(k, v)| (k.clone(), (**v).clone()))
                 .collect(),
             data_version: self.data_version(),
-            ..Default::default()
         };
-        let text = serde_json::to_string_pretty(&wrapper).map_err(|e| e.to_string())?;
-        self.file.persist(&text)
+        self.file
+            .persist(&config_files::to_fastjson_pretty(&wrapper))
     }
 }
 

@@ -35,7 +35,8 @@ pub struct SubscriptionGroupConfig {
     pub notify_consumer_ids_changed_enable: bool,
     pub retry_max_times: i32,
     pub retry_queue_nums: i32,
-    /// Optional; omitted when null.
+    /// Optional; omitted when null (fastjson writes no null fields).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub subscription_data_set: Option<Vec<SimpleSubscriptionData>>,
     pub which_broker_when_consume_slowly: i64,
 }
@@ -84,7 +85,9 @@ impl SubscriptionGroupConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct GroupRetryPolicy {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub customized_retry_policy: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exponential_retry_policy: Option<Value>,
     #[serde(rename = "type")]
     pub kind: String,

@@ -102,11 +102,21 @@ pub fn to_fastjson_pretty<T: Serialize>(value: &T) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// serde_json formatter reproducing fastjson's pretty printer.
+/// serde_json formatter reproducing fastjson's `PrettyFormat` as the Java broker writes its
+/// config files: a tab per level, `"key":value`, each entry of a string-keyed object on its own
+/// line; integer keys bare and on the object's opening line (`{0:13,1:12\n\t\t}`); arrays on one
+/// line (`["a","b"]`).
 #[derive(Default)]
 pub struct FastjsonFormatter {
     indent: usize,
-    has_value: bool,
+    /// per open object/array: has it an entry yet
+    open: Vec<bool>,
+    /// an object key is being written
+    in_key: bool,
+    /// a key's separator, line break and opening quote, written once its type is known
+    key_pending: Option<bool>,
+    /// the current key is an integer (written bare)
+    key_bare: bool,
 }
 
 impl FastjsonFormatter {
@@ -117,62 +127,135 @@ impl FastjsonFormatter {
         }
         Ok(())
     }
+
+    /// Writes what precedes a key: `,` between entries, and for a string key the line break and
+    /// the opening quote.
+    fn flush_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bare: bool,
+    ) -> std::io::Result<()> {
+        if let Some(first) = self.key_pending.take() {
+            if !first {
+                w.write_all(b",")?;
+            }
+            self.key_bare = bare;
+            if !bare {
+                self.newline(w)?;
+                w.write_all(b"\"")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, end: &[u8]) -> std::io::Result<()> {
+        self.indent -= 1;
+        let had_entries = self.open.pop().unwrap_or(false);
+        if had_entries && end == b"}" {
+            self.newline(w)?;
+        }
+        w.write_all(end)
+    }
+}
+
+macro_rules! bare_key_int {
+    ($($name:ident: $t:ty),*) => {$(
+        fn $name<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: $t) -> std::io::Result<()> {
+            if self.in_key {
+                self.flush_key(w, true)?;
+            }
+            w.write_all(v.to_string().as_bytes())
+        }
+    )*};
 }
 
 impl serde_json::ser::Formatter for FastjsonFormatter {
+    bare_key_int!(write_i8: i8, write_i16: i16, write_i32: i32, write_i64: i64,
+        write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64);
+
+    fn begin_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.in_key {
+            return Ok(()); // the quote waits: an integer key is written bare
+        }
+        w.write_all(b"\"")
+    }
+    fn end_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.in_key {
+            self.flush_key(w, false)?; // an empty string key
+            if self.key_bare {
+                return Ok(());
+            }
+        }
+        w.write_all(b"\"")
+    }
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        if self.in_key {
+            self.flush_key(w, false)?;
+        }
+        w.write_all(fragment.as_bytes())
+    }
+    fn write_char_escape<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        escape: serde_json::ser::CharEscape,
+    ) -> std::io::Result<()> {
+        if self.in_key {
+            self.flush_key(w, false)?;
+        }
+        serde_json::ser::CompactFormatter.write_char_escape(w, escape)
+    }
     fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         self.indent += 1;
-        self.has_value = false;
+        self.open.push(false);
         w.write_all(b"[")
     }
     fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.indent -= 1;
-        if self.has_value {
-            self.newline(w)?;
-        }
-        w.write_all(b"]")
+        self.close(w, b"]")
     }
     fn begin_array_value<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
+        if let Some(has) = self.open.last_mut() {
+            *has = true;
         }
-        self.newline(w)
-    }
-    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
-        self.has_value = true;
-        Ok(())
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b",")
+        }
     }
     fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         self.indent += 1;
-        self.has_value = false;
+        self.open.push(false);
         w.write_all(b"{")
     }
     fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.indent -= 1;
-        if self.has_value {
-            self.newline(w)?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
     fn begin_object_key<W: ?Sized + std::io::Write>(
         &mut self,
-        w: &mut W,
+        _w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
+        if let Some(has) = self.open.last_mut() {
+            *has = true;
         }
-        self.newline(w)
+        self.in_key = true;
+        self.key_pending = Some(first);
+        self.key_bare = false;
+        Ok(())
+    }
+    fn end_object_key<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.in_key = false;
+        Ok(())
     }
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         w.write_all(b":")
-    }
-    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
-        self.has_value = true;
-        Ok(())
     }
 }
