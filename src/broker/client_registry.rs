@@ -47,16 +47,33 @@ pub struct ConsumerRegistration {
 }
 
 /// Same topics and expressions (versions aside).
-fn same_subscriptions(
-    a: &HashMap<String, SubscriptionData>,
-    b: &HashMap<String, SubscriptionData>,
+/// Java's `ConsumerGroupInfo.updateSubscription`: a topic added or dropped is a change (the group
+/// is told); a newer `subVersion` of a known topic replaces its expression quietly. Consumers of
+/// one group whose heartbeats differ only in expression (a Java and a Go client, say) therefore do
+/// not trigger a rebalance on every heartbeat.
+fn update_subscriptions(
+    table: &mut HashMap<String, SubscriptionData>,
+    subs: HashMap<String, SubscriptionData>,
 ) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|(t, s)| {
-            b.get(t).is_some_and(|o| {
-                o.sub_string == s.sub_string && o.expression_type == s.expression_type
-            })
-        })
+    let mut changed = false;
+    table.retain(|topic, _| {
+        let keep = subs.contains_key(topic);
+        changed |= !keep;
+        keep
+    });
+    for (topic, sub) in subs {
+        match table.get(&topic) {
+            None => {
+                table.insert(topic, sub);
+                changed = true;
+            }
+            Some(old) if sub.sub_version > old.sub_version => {
+                table.insert(topic, sub);
+            }
+            Some(_) => {}
+        }
+    }
+    changed
 }
 
 #[derive(Default)]
@@ -107,10 +124,9 @@ impl ClientRegistry {
                 .into_iter()
                 .map(|s| (s.topic.clone(), s))
                 .collect();
-            let subs_changed = !subs.is_empty() && !same_subscriptions(&info.subscriptions, &subs);
-            if !subs.is_empty() {
-                info.subscriptions = subs;
-            }
+            // an empty set: a heartbeat without subscriptions (kept as they are)
+            let subs_changed =
+                !subs.is_empty() && update_subscriptions(&mut info.subscriptions, subs);
             let joined = info.channels.insert(conn_id, channel).is_none();
             joined || subs_changed
         };
@@ -273,5 +289,47 @@ impl ClientRegistry {
         self.producers
             .get(group)
             .and_then(|m| m.values().find(|c| !c.conn.is_closed()).cloned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(topic: &str, expr: &str, version: i64) -> (String, SubscriptionData) {
+        let s = SubscriptionData {
+            topic: topic.into(),
+            sub_string: expr.into(),
+            sub_version: version,
+            ..Default::default()
+        };
+        (topic.into(), s)
+    }
+
+    #[test]
+    fn only_added_or_dropped_topics_are_a_change() {
+        let mut table = HashMap::new();
+        assert!(update_subscriptions(
+            &mut table,
+            HashMap::from([sub("T", "*", 10), sub("%RETRY%g", "*", 10)])
+        ));
+        // another member of the group with another expression: replaced when newer, no change
+        assert!(!update_subscriptions(
+            &mut table,
+            HashMap::from([sub("T", "A || B", 20), sub("%RETRY%g", "*", 20)])
+        ));
+        assert_eq!(table["T"].sub_string, "A || B");
+        // an older version is ignored
+        assert!(!update_subscriptions(
+            &mut table,
+            HashMap::from([sub("T", "*", 5), sub("%RETRY%g", "*", 5)])
+        ));
+        assert_eq!(table["T"].sub_string, "A || B");
+        // a topic dropped
+        assert!(update_subscriptions(
+            &mut table,
+            HashMap::from([sub("T", "*", 30)])
+        ));
+        assert!(!table.contains_key("%RETRY%g"));
     }
 }
