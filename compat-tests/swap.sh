@@ -85,6 +85,7 @@ swap_case() {
     swap_stop_kind TERM
   fi
   wait_port_closed 127.0.0.1 "$JAVA_BROKER_PORT" 20
+  foreign_snapshot "$dir/store" > "$dir/foreign.before"
   echo "----- $second broker on the store $first left (SIG$mode) -----" >> "$BROKER_LOG"
   local t1=$SECONDS
   if ! start_broker "$second" "$dir/broker.conf"; then
@@ -95,9 +96,29 @@ swap_case() {
   [ "$mode" = KILL ] && verify="SW-VERIFY,SW-LOADVERIFY"
   run_main 400 -- --broker-addr "$A" --only "$verify" --run-id "$rid"
   local res; res=$(subs_result "$from" $subs)
-  record "$id" java "${res%%$'\t'*}" $(( (SECONDS - t0) * 1000 )) "$first -> $second (SIG$mode, second up in ${up}s): ${res#*$'\t'}"
   [ "${res%%$'\t'*}" = PASS ] || broker_logs 60 >&2
   swap_stop_kind TERM
+  # the files rmqd does not use (timer wheel and log, the other config/* files) leave rmqd as they came
+  local foreign=""
+  if [ "$second" = rmqd ] && [ "${res%%$'\t'*}" = PASS ]; then
+    foreign_snapshot "$dir/store" > "$dir/foreign.after"
+    local changed; changed=$(diff "$dir/foreign.before" "$dir/foreign.after" | grep '^[<>]' | head -n 4 | tr '\n' ' ')
+    if [ -n "$changed" ]; then
+      res="FAIL"$'\t'"rmqd changed files of the Java store it does not own: $changed"
+    else
+      foreign="; $(wc -l < "$dir/foreign.after") files rmqd does not use left byte-identical"
+    fi
+  fi
+  record "$id" java "${res%%$'\t'*}" $(( (SECONDS - t0) * 1000 )) "$first -> $second (SIG$mode, second up in ${up}s): ${res#*$'\t'}$foreign"
+}
+
+# foreign_snapshot <store> : content hash of every file outside what rmqd reads and writes (CommitLog, queues,
+# index, checkpoint/abort/lock, and its four config files with their .bak).
+foreign_snapshot() {
+  (cd "$1" && find . -type f ! -path './commitlog/*' ! -path './consumequeue/*' ! -path './index/*' \
+    ! -name checkpoint ! -name abort ! -name lock ! -path './config/topics.json*' \
+    ! -path './config/subscriptionGroup.json*' ! -path './config/consumerOffset.json*' \
+    ! -path './config/delayOffset.json*' -print0 | sort -z | xargs -0 -r md5sum)
 }
 
 # store_snapshot <store> : every file with its size, and the content hash of everything but the files a running
