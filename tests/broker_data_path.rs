@@ -238,12 +238,19 @@ async fn refusals_carry_java_codes() {
         assert_eq!(missing.code, ResponseCode::SYSTEM_ERROR.code());
         let huge = send_v2(&mut c, "Q2", 0, &vec![0u8; 4 * 1024 * 1024 + 1], "");
         assert_eq!(huge.code, ResponseCode::MESSAGE_ILLEGAL.code());
-        let timer = send_v2(&mut c, "Q2", 0, b"x", "TIMER_DELAY_MS\u{1}3000\u{2}");
-        assert_eq!(
-            timer.code,
-            ResponseCode::MESSAGE_ILLEGAL.code(),
-            "timer messages are refused, never delivered early"
+        // a timer beyond timerMaxDelaySec (3 days) or with a bad number: Java's code and remark
+        let far = send_v2(&mut c, "Q2", 0, b"x", "TIMER_DELAY_SEC\u{1}345600\u{2}");
+        assert_eq!(far.code, ResponseCode::MESSAGE_ILLEGAL.code());
+        assert!(
+            far.remark
+                .as_deref()
+                .unwrap_or("")
+                .starts_with("timer message illegal, the delay time should not be bigger than the max delay 259200000ms"),
+            "{:?}",
+            far.remark
         );
+        let garbled = send_v2(&mut c, "Q2", 0, b"x", "TIMER_DELAY_MS\u{1}soon\u{2}");
+        assert_eq!(garbled.code, ResponseCode::MESSAGE_ILLEGAL.code());
         let no_topic = pull(&mut c, "Nope", 0, 0, 0x4, "*", 0);
         assert_eq!(no_topic.code, ResponseCode::TOPIC_NOT_EXIST.code());
         assert!(no_topic.ext("nextBeginOffset").is_some());

@@ -280,3 +280,109 @@ async fn send_back_goes_to_retry_then_to_dlq_and_retry_send_over_max_goes_to_dlq
     .unwrap();
     broker.shutdown().await;
 }
+
+/// Accurate timers (TIMER_DELAY_MS / TIMER_DELAY_SEC): stored in rmq_sys_wheel_timer with
+/// TIMER_OUT_MS, delivered to the real topic at their time (never before), with Java's
+/// properties, exactly once, also when the broker restarts while they wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timer_message_delivered_at_its_time_once_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    let t0 = Instant::now();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "TT");
+        let r = send(
+            &mut c,
+            "TT",
+            0,
+            "TIMER_DELAY_MS\u{1}2500\u{2}UNIQ_KEY\u{1}T1\u{2}",
+            "0",
+        );
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let r = send(
+            &mut c,
+            "TT",
+            0,
+            "TIMER_DELAY_SEC\u{1}5\u{2}UNIQ_KEY\u{1}T2\u{2}",
+            "0",
+        );
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let stored = pull_first(&mut c, "rmq_sys_wheel_timer", 0, Duration::ZERO)
+            .expect("in the timer topic");
+        assert!(stored.3.contains("TIMER_OUT_MS\u{1}"), "{:?}", stored.3);
+        assert!(stored.3.contains("REAL_TOPIC\u{1}TT"), "{:?}", stored.3);
+        assert!(
+            pull_first(&mut c, "TT", 0, Duration::ZERO).is_none(),
+            "delivered at once"
+        );
+        let (_, _, topic, props) =
+            pull_first(&mut c, "TT", 0, Duration::from_secs(10)).expect("first timer delivered");
+        let waited = t0.elapsed();
+        // 2500 ms rounded down to the 1 s precision: due between 1.5 s and 2.5 s after the send
+        assert!(waited >= Duration::from_millis(1400), "early: {waited:?}");
+        assert_eq!(topic, "TT");
+        assert!(props.contains("UNIQ_KEY\u{1}T1"), "{props:?}");
+        for p in [
+            "TIMER_OUT_MS\u{1}",
+            "TIMER_ENQUEUE_MS\u{1}",
+            "TIMER_DEQUEUE_MS\u{1}",
+        ] {
+            assert!(props.contains(p), "{p} missing: {props:?}");
+        }
+        assert!(!props.contains("REAL_TOPIC"), "{props:?}");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let uniq = |props: &str| props.contains("UNIQ_KEY\u{1}T2");
+        let all = loop {
+            let r = c.call(&req(
+                RequestCode::PULL_MESSAGE,
+                &[
+                    ("consumerGroup", "CG"),
+                    ("topic", "TT"),
+                    ("queueId", "0"),
+                    ("queueOffset", "0"),
+                    ("maxMsgNums", "32"),
+                    ("sysFlag", "4"),
+                    ("commitOffset", "0"),
+                    ("suspendTimeoutMillis", "0"),
+                    ("subscription", "*"),
+                    ("subVersion", "0"),
+                    ("expressionType", "TAG"),
+                ],
+            ));
+            let recs = if r.code == 0 {
+                records(&r.body.to_bytes())
+            } else {
+                Vec::new()
+            };
+            if recs.iter().any(|r| uniq(&r.3)) || Instant::now() > deadline {
+                break recs;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(
+            t0.elapsed() >= Duration::from_millis(3900),
+            "second timer early: {:?}",
+            t0.elapsed()
+        );
+        // T1 was delivered before the restart and is not delivered again; T2 once
+        let t1 = all
+            .iter()
+            .filter(|r| r.3.contains("UNIQ_KEY\u{1}T1"))
+            .count();
+        let t2 = all.iter().filter(|r| uniq(&r.3)).count();
+        assert_eq!((t1, t2), (1, 1), "deliveries after the restart");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

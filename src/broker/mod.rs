@@ -14,6 +14,7 @@ pub mod remoting_client;
 pub mod schedule_message_service;
 pub mod server;
 pub mod stats;
+pub mod timer_message_service;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -36,6 +37,7 @@ use remoting_client::RemotingClient;
 use schedule_message_service::ScheduleMessageService;
 use server::{ServerConfig, ServerHandle};
 use stats::BrokerStats;
+use timer_message_service::TimerMessageService;
 
 use crate::store::config::MessageStoreConfig;
 use crate::store::dispatch::MessageArrival;
@@ -52,6 +54,7 @@ pub struct BrokerContext {
     pub pull_hold: PullRequestHoldService,
     pub locks: RebalanceLockManager,
     pub schedule: Arc<ScheduleMessageService>,
+    pub timer: Arc<TimerMessageService>,
     pub stats: BrokerStats,
     /// `brokerIP1:listenPort`, written into every record as the store host.
     pub store_host: SocketAddr,
@@ -157,6 +160,7 @@ impl BrokerController {
         )?;
         let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
         let schedule = Arc::new(ScheduleMessageService::load(store.clone())?);
+        let timer = Arc::new(TimerMessageService::load(store.clone())?);
         let locks =
             RebalanceLockManager::new(Duration::from_millis(config.rebalance_lock_max_live_time));
         let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
@@ -171,6 +175,7 @@ impl BrokerController {
             pull_hold: PullRequestHoldService::new(),
             locks,
             schedule,
+            timer,
             stats: BrokerStats::new(),
             store_host,
             boot_timestamp: now_millis(),
@@ -188,6 +193,7 @@ impl BrokerController {
         let server = Self::serve(&ctx).await?;
         let services = Self::start_services(&ctx);
         ctx.schedule.start();
+        ctx.timer.start();
         if let Some(r) = &ctx.registration {
             r.start();
         }
@@ -268,6 +274,7 @@ impl BrokerController {
             s.stop().await;
         }
         self.ctx.schedule.stop().await;
+        self.ctx.timer.stop().await;
         if let Err(e) = self.ctx.offsets.persist() {
             tracing::error!(error = %e, "cannot write consumerOffset.json at shutdown");
         }

@@ -246,6 +246,12 @@ store_config! {
     "osPageCacheBusyTimeOutMills" os_page_cache_busy_time_out_mills: i64 = 1000;
     /// ms, delay level table (Java syntax).
     "messageDelayLevel" message_delay_level: String = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h".to_string();
+    /// Accurate timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS); off: refused.
+    "timerWheelEnable" timer_wheel_enable: bool = true;
+    /// Longest accepted timer delay, in seconds.
+    "timerMaxDelaySec" timer_max_delay_sec: i64 = 259200;
+    /// Timer delivery precision, ms (delivery times are rounded down to it).
+    "timerPrecisionMs" timer_precision_ms: i64 = 1000;
     /// Keep incoming store timestamp/offsets (replication); not supported, must stay false.
     "duplicationEnable" duplication_enable: bool = false;
     /// v2 records for topics longer than 127 bytes.

@@ -10,10 +10,10 @@ use crate::broker::error::BrokerError;
 use crate::broker::processor::consumer_send_msg_back::{create_send_back_topic, V3_4_9};
 use crate::broker::schedule_message_service::transform_delay_level;
 use crate::broker::server::Connection;
+use crate::broker::timer_message_service::{transform_timer, TimerRefusal};
 use crate::broker::BrokerContext;
 use crate::common::message::{
     MULTI_TAGS_FLAG, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_TAGS,
-    PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
     PROPERTY_TRANSACTION_PREPARED, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
 };
 use crate::common::properties::Properties as MessageProperties;
@@ -241,21 +241,6 @@ fn build_message(
             "transactional (half) messages are not supported by this rmqd broker yet",
         ));
     }
-    if [
-        PROPERTY_TIMER_DELIVER_MS,
-        PROPERTY_TIMER_DELAY_SEC,
-        PROPERTY_TIMER_DELAY_MS,
-    ]
-    .iter()
-    .any(|k| props.contains(k))
-    {
-        // Refused as Java refuses them with timerWheelEnable=false: never delivered early.
-        return Err(refuse(
-            request,
-            ResponseCode::MESSAGE_ILLEGAL,
-            "accurate timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS) are not supported by this rmqd broker yet; use a delay level",
-        ));
-    }
     if !props.contains(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) {
         props.insert(
             PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
@@ -267,6 +252,25 @@ fn build_message(
     if topic::is_retry_topic(&topic) {
         if let Some(dlq) = retry_to_dlq(ctx, request, header, &mut props)? {
             (topic, queue_id) = (dlq, 0);
+        }
+    }
+    let timer = transform_timer(
+        &mut props,
+        &topic,
+        queue_id,
+        sys_flag,
+        crate::broker::now_millis(),
+        ctx.store.config(),
+    );
+    match timer {
+        Ok(Some((t, q))) => (topic, queue_id) = (t, q),
+        Ok(None) => {}
+        Err(refusal) => {
+            let code = match refusal {
+                TimerRefusal::NotEnabled => ResponseCode::SYSTEM_ERROR,
+                TimerRefusal::Illegal { .. } => ResponseCode::MESSAGE_ILLEGAL,
+            };
+            return Err(refuse(request, code, refusal.remark()));
         }
     }
     if let Some((t, q)) = transform_delay_level(

@@ -1,0 +1,418 @@
+//! Accurate timer messages (RocketMQ 5.x `TIMER_DELIVER_MS` / `TIMER_DELAY_SEC` /
+//! `TIMER_DELAY_MS`). On the wire and in the CommitLog they are what the Java broker makes of
+//! them (`HookUtils.transformTimerMessage`): stored in `rmq_sys_wheel_timer` queue 0 with
+//! `TIMER_OUT_MS` (the delivery time rounded down to `timerPrecisionMs`), `REAL_TOPIC` and
+//! `REAL_QID`; when due they are put back to their topic with `TIMER_ENQUEUE_MS` and
+//! `TIMER_DEQUEUE_MS`, as `TimerMessageStore.convert` does.
+//!
+//! The Java broker keeps its pending timers in a time wheel (`timerwheel`, `timerlog/`); rmqd
+//! keeps them in memory, rebuilt at start from the timer queue, and its progress in
+//! `config/rmqdTimer.json`: the smallest queue offset still pending, the (time, offset) of the
+//! next timer due and how far the queue was read. Everything before that point in (time, offset)
+//! order was delivered. The Java files are left as they are. On a store the Java broker wrote
+//! (no rmqd progress yet), `config/timercheck`'s `lastReadTimeMs` says what Java delivered.
+//! After a crash, timers delivered since the last progress write may come again (at least once).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::schedule_message_service::{record_to_input, with_record};
+use crate::common::message::{
+    PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
+    PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
+    PROPERTY_TIMER_DEL_UNIQKEY, PROPERTY_TIMER_DEQUEUE_MS, PROPERTY_TIMER_ENQUEUE_MS,
+    PROPERTY_TIMER_OUT_MS,
+};
+use crate::common::properties::Properties;
+use crate::store::config::MessageStoreConfig;
+use crate::store::config_files;
+use crate::store::message::{sysflag, PutMessageStatus};
+use crate::store::MessageStore;
+
+pub const TIMER_TOPIC: &str = "rmq_sys_wheel_timer";
+const TICK: Duration = Duration::from_millis(100);
+const BATCH: i32 = 64;
+
+/// Why a timer message is refused: (response code is SYSTEM_ERROR when the wheel is off,
+/// MESSAGE_ILLEGAL otherwise), with Java's remark.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TimerRefusal {
+    NotEnabled,
+    Illegal { max_delay_ms: i64 },
+}
+
+impl TimerRefusal {
+    pub fn remark(&self) -> String {
+        match self {
+            Self::NotEnabled => {
+                "accurate timer message is not enabled, timerWheelEnable is false".to_string()
+            }
+            Self::Illegal { max_delay_ms } => format!(
+                "timer message illegal, the delay time should not be bigger than the max delay {max_delay_ms}ms; or if set del msg, the delay time should be bigger than the current time"
+            ),
+        }
+    }
+}
+
+/// Java `HookUtils.checkIfTimerMessage` + `transformTimerMessage` for a message about to be
+/// stored: `Ok(Some((topic, queue)))` when it becomes a timer message, `Ok(None)` when it is
+/// stored as it is (not a timer, a delay level wins, or the time has already come).
+pub fn transform_timer(
+    props: &mut Properties,
+    topic: &str,
+    queue_id: i32,
+    sys_flag: i32,
+    now: i64,
+    cfg: &MessageStoreConfig,
+) -> Result<Option<(String, i32)>, TimerRefusal> {
+    let tran = sys_flag & sysflag::TRANSACTION_MASK;
+    if (tran != sysflag::TRANSACTION_NOT_TYPE && tran != sysflag::TRANSACTION_COMMIT_TYPE)
+        || topic == TIMER_TOPIC
+    {
+        return Ok(None);
+    }
+    let keys = [
+        PROPERTY_TIMER_DELIVER_MS,
+        PROPERTY_TIMER_DELAY_SEC,
+        PROPERTY_TIMER_DELAY_MS,
+    ];
+    let level = props
+        .get(PROPERTY_DELAY_TIME_LEVEL)
+        .and_then(|l| l.parse::<i32>().ok())
+        .unwrap_or(0);
+    if level > 0 {
+        // a delay level wins; the timer properties are dropped
+        keys.iter().for_each(|k| {
+            props.remove(k);
+        });
+        return Ok(None);
+    }
+    if props.contains(PROPERTY_TIMER_OUT_MS) || !keys.iter().any(|k| props.contains(k)) {
+        return Ok(None);
+    }
+    if !cfg.timer_wheel_enable {
+        return Err(TimerRefusal::NotEnabled);
+    }
+    let max_delay_ms = cfg.timer_max_delay_sec.saturating_mul(1000);
+    let illegal = TimerRefusal::Illegal { max_delay_ms };
+    let num = |k: &str| props.get(k).map(|v| v.trim().parse::<i64>());
+    let deliver = match (
+        num(PROPERTY_TIMER_DELAY_SEC),
+        num(PROPERTY_TIMER_DELAY_MS),
+        num(PROPERTY_TIMER_DELIVER_MS),
+    ) {
+        (Some(Ok(sec)), _, _) => now.saturating_add(sec.saturating_mul(1000)),
+        (Some(Err(_)), _, _) => return Err(illegal),
+        (None, Some(Ok(ms)), _) => now.saturating_add(ms),
+        (None, Some(Err(_)), _) => return Err(illegal),
+        (None, None, Some(Ok(at))) => at,
+        _ => return Err(illegal),
+    };
+    if deliver <= now {
+        if props.contains(PROPERTY_TIMER_DEL_UNIQKEY) {
+            return Err(illegal);
+        }
+        return Ok(None);
+    }
+    if deliver - now > max_delay_ms {
+        return Err(illegal);
+    }
+    let precision = cfg.timer_precision_ms.max(1);
+    let deliver = if deliver % precision == 0 {
+        deliver - precision
+    } else {
+        deliver / precision * precision
+    };
+    props.insert(PROPERTY_TIMER_OUT_MS, deliver.to_string());
+    props.insert(PROPERTY_REAL_TOPIC, topic);
+    props.insert(PROPERTY_REAL_QUEUE_ID, queue_id.to_string());
+    Ok(Some((TIMER_TOPIC.to_string(), 0)))
+}
+
+/// `config/rmqdTimer.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Progress {
+    /// The timer queue was read up to here (exclusive).
+    read_offset: i64,
+    /// Smallest queue offset of a pending timer (`read_offset` when none).
+    min_pending_offset: i64,
+    /// (delivery ms, queue offset) of the next timer due; earlier ones below `read_offset` were
+    /// delivered. `i64::MAX` when none is pending.
+    next_due_ms: i64,
+    next_due_offset: i64,
+}
+
+struct State {
+    /// (delivery ms, queue offset) → physical offset
+    pending: BTreeMap<(i64, i64), i64>,
+    read_offset: i64,
+    dirty: bool,
+}
+
+pub struct TimerMessageService {
+    store: Arc<MessageStore>,
+    path: PathBuf,
+    state: Mutex<State>,
+    task: Mutex<Option<(CancellationToken, JoinHandle<()>)>>,
+}
+
+impl TimerMessageService {
+    /// Rebuilds the pending timers from the timer queue (see the module doc).
+    pub fn load(store: Arc<MessageStore>) -> Result<Self, String> {
+        let config_dir = store.paths().config_dir();
+        let path = config_dir.join("rmqdTimer.json");
+        let min = store.min_offset_in_queue(TIMER_TOPIC, 0);
+        let max = store.max_offset_in_queue(TIMER_TOPIC, 0);
+        let progress: Progress = match config_files::load_typed(&path)
+            .map_err(|e| format!("cannot load {}: {e}", path.display()))?
+        {
+            Some(p) => p,
+            None => {
+                // a store the Java broker ran: what its wheel read is delivered
+                let java_read = read_java_timercheck(&config_dir.join("timercheck"));
+                Progress {
+                    read_offset: if java_read > 0 { max } else { min },
+                    min_pending_offset: min,
+                    next_due_ms: java_read,
+                    next_due_offset: 0,
+                }
+            }
+        };
+        let svc = Self {
+            store,
+            path,
+            state: Mutex::new(State {
+                pending: BTreeMap::new(),
+                read_offset: progress.min_pending_offset.max(min),
+                dirty: false,
+            }),
+            task: Mutex::new(None),
+        };
+        // re-read from the smallest pending offset; skip what was delivered
+        let delivered = |key: (i64, i64)| {
+            key.1 < progress.read_offset && key < (progress.next_due_ms, progress.next_due_offset)
+        };
+        let n = svc.read_queue(max, delivered);
+        if n > 0 {
+            tracing::info!(pending = n, "timer messages pending");
+        }
+        Ok(svc)
+    }
+
+    /// Reads the timer queue from the current read offset up to `until`, adding every timer for
+    /// which `skip` is false; returns how many were added.
+    fn read_queue(&self, until: i64, skip: impl Fn((i64, i64)) -> bool) -> usize {
+        let mut added = 0;
+        loop {
+            let from = self.state.lock().read_offset;
+            if from >= until {
+                return added;
+            }
+            let Some(units) = self.store.consume_queue_units(TIMER_TOPIC, 0, from, BATCH) else {
+                return added;
+            };
+            if units.is_empty() {
+                return added;
+            }
+            let mut st = self.state.lock();
+            for (i, (phy, _size, _tags)) in units.into_iter().enumerate() {
+                let offset = from + i as i64;
+                let due = with_record(&self.store, phy, |rec| {
+                    let props = Properties::decode(&String::from_utf8_lossy(rec.properties));
+                    props
+                        .get(PROPERTY_TIMER_OUT_MS)
+                        .and_then(|v| v.parse::<i64>().ok())
+                });
+                match due.flatten() {
+                    Some(ms) if !skip((ms, offset)) => {
+                        st.pending.insert((ms, offset), phy);
+                        added += 1;
+                    }
+                    Some(_) => {}
+                    None => {
+                        tracing::warn!(offset, phy, "timer queue unit without TIMER_OUT_MS skipped")
+                    }
+                }
+                st.read_offset = offset + 1;
+            }
+            st.dirty = true;
+        }
+    }
+
+    pub fn pending(&self) -> usize {
+        self.state.lock().pending.len()
+    }
+
+    pub fn start(self: &Arc<Self>) {
+        let stop = CancellationToken::new();
+        let token = stop.clone();
+        let me = self.clone();
+        let task = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(TICK);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = token.cancelled() => return,
+                    _ = tick.tick() => {}
+                }
+                let max = me.store.max_offset_in_queue(TIMER_TOPIC, 0);
+                me.read_queue(max, |_| false);
+                me.deliver_due(crate::broker::now_millis());
+                if me.state.lock().dirty {
+                    me.persist_logged();
+                }
+            }
+        });
+        *self.task.lock() = Some((stop, task));
+    }
+
+    pub async fn stop(&self) {
+        let task = self.task.lock().take();
+        if let Some((stop, task)) = task {
+            stop.cancel();
+            let _ = task.await;
+        }
+        self.persist_logged();
+    }
+
+    /// Puts every timer due at `now` back to its topic, in (time, offset) order.
+    fn deliver_due(&self, now: i64) {
+        loop {
+            let next = {
+                let st = self.state.lock();
+                st.pending.iter().next().map(|(k, v)| (*k, *v))
+            };
+            let Some((key, phy)) = next else { return };
+            if key.0 > now {
+                return;
+            }
+            if !self.deliver_one(phy, now) {
+                return; // retried on the next tick
+            }
+            let mut st = self.state.lock();
+            st.pending.remove(&key);
+            st.dirty = true;
+        }
+    }
+
+    /// `TimerMessageStore.convert` + put; `false` when the put failed.
+    fn deliver_one(&self, phy: i64, now: i64) -> bool {
+        let msg = with_record(&self.store, phy, |rec| {
+            let mut msg = record_to_input(rec, rec.store_host);
+            let mut props = Properties::decode(&msg.properties);
+            let topic = props.get(PROPERTY_REAL_TOPIC)?.to_string();
+            let queue_id = props.get(PROPERTY_REAL_QUEUE_ID)?.parse().ok()?;
+            props.insert(PROPERTY_TIMER_ENQUEUE_MS, rec.store_timestamp.to_string());
+            props.insert(PROPERTY_TIMER_DEQUEUE_MS, now.to_string());
+            props.remove(PROPERTY_REAL_TOPIC);
+            props.remove(PROPERTY_REAL_QUEUE_ID);
+            msg.properties = props.encode();
+            msg.topic = topic;
+            msg.queue_id = queue_id;
+            Some(msg)
+        });
+        let Some(Some(msg)) = msg else {
+            tracing::error!(
+                phy,
+                "timer message unreadable or without REAL_TOPIC/REAL_QID; dropped"
+            );
+            return true;
+        };
+        let status = self.store.put_message(&msg).result().status;
+        if status != PutMessageStatus::PUT_OK {
+            tracing::error!(topic = %msg.topic, ?status, "timer message put failed; retrying");
+            return false;
+        }
+        true
+    }
+
+    fn persist_logged(&self) {
+        let progress = {
+            let mut st = self.state.lock();
+            st.dirty = false;
+            let read = st.read_offset;
+            let (next_due_ms, next_due_offset) =
+                st.pending.keys().next().copied().unwrap_or((i64::MAX, 0));
+            Progress {
+                read_offset: read,
+                min_pending_offset: st.pending.keys().map(|k| k.1).min().unwrap_or(read),
+                next_due_ms,
+                next_due_offset,
+            }
+        };
+        if let Err(e) = config_files::persist_typed(&self.path, &progress) {
+            tracing::error!(error = %e, path = %self.path.display(), "cannot write timer progress");
+        }
+    }
+}
+
+/// `lastReadTimeMs` of the Java broker's `config/timercheck` (big-endian at byte 0); 0 if none.
+fn read_java_timercheck(path: &std::path::Path) -> i64 {
+    match std::fs::read(path) {
+        Ok(b) if b.len() >= 8 => i64::from_be_bytes(b[..8].try_into().unwrap_or([0; 8])),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> MessageStoreConfig {
+        MessageStoreConfig::default()
+    }
+
+    #[test]
+    fn deliver_ms_becomes_a_timer_rounded_to_the_precision() {
+        let mut p = Properties::new();
+        p.insert(PROPERTY_TIMER_DELIVER_MS, "1700000005500");
+        let r = transform_timer(&mut p, "T", 2, 0, 1_700_000_000_000, &cfg()).unwrap();
+        assert_eq!(r, Some((TIMER_TOPIC.to_string(), 0)));
+        assert_eq!(p.get(PROPERTY_TIMER_OUT_MS), Some("1700000005000"));
+        assert_eq!(p.get(PROPERTY_REAL_TOPIC), Some("T"));
+        assert_eq!(p.get(PROPERTY_REAL_QUEUE_ID), Some("2"));
+        // an exact multiple goes one precision earlier (Java)
+        let mut p = Properties::new();
+        p.insert(PROPERTY_TIMER_DELAY_SEC, "3");
+        transform_timer(&mut p, "T", 0, 0, 1_700_000_000_000, &cfg()).unwrap();
+        assert_eq!(p.get(PROPERTY_TIMER_OUT_MS), Some("1700000002000"));
+    }
+
+    #[test]
+    fn past_times_levels_and_limits() {
+        let now = 1_700_000_000_000;
+        let mut p = Properties::new();
+        p.insert(PROPERTY_TIMER_DELIVER_MS, (now - 1).to_string());
+        assert_eq!(transform_timer(&mut p, "T", 0, 0, now, &cfg()), Ok(None));
+        let mut p = Properties::new();
+        p.insert(PROPERTY_TIMER_DELAY_MS, "5000");
+        p.insert(PROPERTY_DELAY_TIME_LEVEL, "2");
+        assert_eq!(transform_timer(&mut p, "T", 0, 0, now, &cfg()), Ok(None));
+        assert!(!p.contains(PROPERTY_TIMER_DELAY_MS));
+        let mut p = Properties::new();
+        p.insert(PROPERTY_TIMER_DELAY_SEC, (4 * 24 * 3600).to_string());
+        assert!(matches!(
+            transform_timer(&mut p, "T", 0, 0, now, &cfg()),
+            Err(TimerRefusal::Illegal { .. })
+        ));
+        let mut p = Properties::new();
+        p.insert(PROPERTY_TIMER_DELAY_SEC, "soon");
+        assert!(transform_timer(&mut p, "T", 0, 0, now, &cfg()).is_err());
+        let mut off = cfg();
+        off.timer_wheel_enable = false;
+        let mut p = Properties::new();
+        p.insert(PROPERTY_TIMER_DELAY_SEC, "3");
+        assert_eq!(
+            transform_timer(&mut p, "T", 0, 0, now, &off),
+            Err(TimerRefusal::NotEnabled)
+        );
+    }
+}
