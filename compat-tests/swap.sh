@@ -25,7 +25,9 @@ swap_conf() {
   render_broker_conf "$1/broker.conf" "$port" "$1/store"
   { echo "# swap cases: small CommitLog files so the workload rolls over several (blank records at each end)"
     echo "mappedFileSizeCommitLog=1048576"
-    echo "flushDiskType=$2"; } >> "$1/broker.conf"
+    echo "flushDiskType=$2"
+    echo "# Java's default levels: level 5 = 1 min, pending while the store changes hands"
+    echo "messageDelayLevel=1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"; } >> "$1/broker.conf"
 }
 
 # subs_result <from_line> <ids...> : "PASS<TAB>details" when every sub-scenario recorded after from_line passed.
@@ -62,7 +64,9 @@ swap_case() {
     record "$id" java FAIL 0 "$first broker did not start: $(tail -n 3 "$BROKER_LOG" | tr '\n' ' ' | cut -c1-200)"
     swap_stop_kind KILL; return
   fi
-  run_main 300 -- --broker-addr "$A" --only SW-WRITE --run-id "$rid"
+  # after SIGTERM, a timer and a delay-level message are left pending across the swap too
+  local pend=-Dswap.pending=false; [ "$mode" = TERM ] && pend=-Dswap.pending=true
+  run_main 300 "$pend" -- --broker-addr "$A" --only SW-WRITE --run-id "$rid"
   local t_write=$SECONDS
   if [ "$mode" = KILL ] && [ "$(subs_result "$from" SW-WRITE | cut -f1)" = PASS ]; then
     local lout="$RUN_DIR/swap-load-$id-$CUR_BROKER.out" acked="$RUN_DIR/state/SW_$rid.acked" n=0

@@ -998,9 +998,15 @@ public final class Main {
             Message m = new Message(topic, "r", "rk" + i, bytes("restart " + i + " " + "x".repeat(i % 200)));
             ids.add(sendOk(p, m).getMsgId());
         }
+        // a timer message still waiting when the broker restarts (5.x setDeliverTimeMs)
+        long due = System.currentTimeMillis() + 40_000;
+        Message timer = new Message(topic, "timer", "r01timer", bytes("timer " + c.runId));
+        timer.setDeliverTimeMs(due);
+        String timerId = sendOk(p, timer).getMsgId();
         Files.createDirectories(Paths.get(c.stateDir));
         Files.write(r01File(c), ids);
-        return "2000 acked, ids saved to " + r01File(c);
+        Files.write(Paths.get(c.stateDir, "R01_" + c.runId + ".timer"), Arrays.asList(timerId, String.valueOf(due)));
+        return "2000 acked + a timer message due in 40 s, ids saved to " + r01File(c);
     }
 
     static String r01verify(Ctx c) throws Exception {
@@ -1010,10 +1016,22 @@ public final class Main {
         c.waitRoute(topic, 4, 30_000);
         Collector col = c.consumeAll("R01cg_" + c.runId + "_" + System.currentTimeMillis() % 100000, topic, "*");
         col.awaitIds(ids, 90_000, "after restart");
+        List<String> timer = Files.readAllLines(Paths.get(c.stateDir, "R01_" + c.runId + ".timer"));
+        String timerId = timer.get(0);
+        long due = Long.parseLong(timer.get(1));
+        long wait = Math.max(0, due - System.currentTimeMillis()) + 30_000;
+        col.awaitIds(Collections.singleton(timerId), wait, "timer message after restart");
+        MessageExt t = col.byUniq.get(timerId);
+        // stored in its topic no earlier than the timer precision (1 s) before its time
+        check(t.getStoreTimestamp() >= due - 1000, "timer message delivered " + (due - t.getStoreTimestamp()) + " ms early");
+        check(t.getProperty("TIMER_OUT_MS") != null, "delivered timer message without TIMER_OUT_MS: " + t.getProperties());
         for (MessageExt m : col.all) {
-            check(m.getBody().length > 0 && new String(m.getBody(), StandardCharsets.UTF_8).startsWith("restart "), "corrupt body " + uniq(m));
+            if (!uniq(m).equals(timerId)) {
+                check(m.getBody().length > 0 && new String(m.getBody(), StandardCharsets.UTF_8).startsWith("restart "), "corrupt body " + uniq(m));
+            }
         }
-        return "all 2000 acked messages consumable after restart";
+        return "all 2000 acked messages consumable after restart; the timer message came "
+            + (t.getStoreTimestamp() - due) + " ms after its time";
     }
 
     // ---------------------------------------------------------------- HOLD (helper for the mqadmin suite)

@@ -71,6 +71,10 @@ final class Swap {
         return "SWC_" + c.runId;
     }
 
+    static String topicD(Main.Ctx c) {
+        return "SWD_" + c.runId;
+    }
+
     static String groupA(Main.Ctx c) {
         return "SWGA_" + c.runId;
     }
@@ -180,7 +184,23 @@ final class Swap {
         dump.forEach((k, v) -> lines.add(k + "\t" + v));
         Files.write(state(c, "msgs"), lines);
         Files.write(state(c, "topics"), topicLines(c));
-        return expect + " messages in 3 topics, 2 groups committed, store contents saved";
+        String extra = "";
+        if (Boolean.getBoolean("swap.pending")) {
+            // still waiting when the store changes hands: a timer (setDeliverTimeMs) and a delay level 5 (1 min)
+            String td = topicD(c);
+            c.createTopic(td, 1);
+            long due = System.currentTimeMillis() + 60_000;
+            Message tm = new Message(td, "timer", "swtimer", Main.bytes("timer " + c.runId));
+            tm.setDeliverTimeMs(due);
+            String timerId = Main.sendOk(p, tm).getMsgId();
+            Message dm = new Message(td, "delay", "swdelay", Main.bytes("delay " + c.runId));
+            dm.setDelayTimeLevel(5);
+            long sentAt = System.currentTimeMillis();
+            String delayId = Main.sendOk(p, dm).getMsgId();
+            Files.write(state(c, "pending"), Arrays.asList(timerId + "\t" + due, delayId + "\t" + (sentAt + 60_000)));
+            extra = "; a timer and a delay-level message pending for 60 s";
+        }
+        return expect + " messages in 3 topics, 2 groups committed, store contents saved" + extra;
     }
 
     /** consumer offset == broker offset on every queue of the group (the client committed everything). */
@@ -385,9 +405,35 @@ final class Swap {
             Main.check(r.getSendStatus() == SendStatus.SEND_OK && r.getQueueOffset() == max,
                 "send after the swap: queue " + q + " offset " + r.getQueueOffset() + ", expected " + max);
         }
+        String pending = "";
+        if (Files.exists(state(c, "pending"))) {
+            pending = "; " + verifyPending(c);
+        }
         return want.size() + " messages identical in every field, topics + group config kept, " + keysFound + "/5 keys, "
             + viewed + " old offset msgIds, " + viewedByUniq + " unique keys found, group resumed at its offsets ("
-            + post.size() + " new, 0 again)";
+            + post.size() + " new, 0 again)" + pending;
+    }
+
+    /** The timer and delay-level messages SW-WRITE left pending arrive on the second broker, not early. */
+    static String verifyPending(Main.Ctx c) throws Exception {
+        Map<String, Long> due = new LinkedHashMap<>();
+        for (String l : Files.readAllLines(state(c, "pending"))) {
+            String[] f = l.split("\t");
+            due.put(f[0], Long.parseLong(f[1]));
+        }
+        long latest = Collections.max(due.values());
+        c.waitRoute(topicD(c), 1, 30_000);
+        Main.Collector col = c.consumeAll("SWGD_" + c.runId, topicD(c), "*");
+        col.awaitIds(due.keySet(), Math.max(0, latest - System.currentTimeMillis()) + 40_000, "pending timer/delay messages");
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, Long> e : due.entrySet()) {
+            MessageExt m = col.byUniq.get(e.getKey());
+            long late = m.getStoreTimestamp() - e.getValue();
+            Main.check(late >= -1000, m.getTags() + " message delivered " + (-late) + " ms early");
+            out.add(m.getTags() + " +" + late + " ms");
+        }
+        Thread.sleep(1000);
+        return "pending timer and delay messages delivered (" + String.join(", ", out) + ", " + col.total.get() + " deliveries)";
     }
 
     // ------------------------------------------------------------------ SW-LOAD / SW-LOADVERIFY
