@@ -117,12 +117,12 @@ swap_case() {
 }
 
 # foreign_snapshot <store> : content hash of every file outside what rmqd reads and writes (CommitLog, queues,
-# index, checkpoint/abort/lock, and its four config files with their .bak).
+# index, checkpoint/abort/lock, its four config files with their .bak, and its own timer progress rmqdTimer.json).
 foreign_snapshot() {
   (cd "$1" && find . -type f ! -path './commitlog/*' ! -path './consumequeue/*' ! -path './index/*' \
     ! -name checkpoint ! -name abort ! -name lock ! -path './config/topics.json*' \
     ! -path './config/subscriptionGroup.json*' ! -path './config/consumerOffset.json*' \
-    ! -path './config/delayOffset.json*' -print0 | sort -z | xargs -0 -r md5sum)
+    ! -path './config/delayOffset.json*' ! -path './config/rmqdTimer.json*' -print0 | sort -z | xargs -0 -r md5sum)
 }
 
 # store_snapshot <store> : every file with its size, and the content hash of everything but the files a running
