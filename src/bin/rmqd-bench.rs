@@ -5,7 +5,7 @@
 //! ```text
 //! rmqd-bench create-topic --addr H:P --topic T [--queues 8]
 //! rmqd-bench run   --addr H:P --topic T [--mode sync|async] [--size 1024] [--conns 4] [--window 32]
-//!                  [--duration 20 | --count N] [--consume true] [--group G] [--drain-timeout 15] [--suspend-ms 1000]
+//!                  [--duration 20 | --count N] [--consume true] [--group G] [--drain-timeout 15] [--suspend-ms 1000] [--rate 0]
 //! rmqd-bench probe --addr H:P --topic T [--since-ns <unix ns>] [--timeout 120]
 //! ```
 //! `run`: `conns` connections, each with `window` requests in flight (`sync` forces window 1). With `--consume`,
@@ -403,6 +403,9 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     let group = a.s("group", &format!("bench_{topic}"));
     let drain_timeout = Duration::from_secs_f64(a.n("drain-timeout", 15.0)?);
     let suspend_ms: i64 = a.n("suspend-ms", 1000)?;
+    // Offered load in messages/s over all connections (0 = as fast as the window allows), so
+    // both brokers can be measured at the same rate.
+    let rate: f64 = a.n("rate", 0.0)?;
 
     let mut clients = Vec::new();
     for _ in 0..conns {
@@ -438,11 +441,13 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     } else {
         None
     };
+    let tickets = Arc::new(AtomicU64::new(0));
     let mut senders = Vec::new();
     for (ci, c) in clients.iter().enumerate() {
         for w in 0..window {
             let (c, topic, template, budget) =
                 (c.clone(), topic.clone(), template.clone(), budget.clone());
+            let tickets = tickets.clone();
             let mut q = ((ci * window + w) as i32) % queues;
             senders.push(tokio::spawn(async move {
                 let mut r = SendResult {
@@ -450,6 +455,11 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
                     ..Default::default()
                 };
                 loop {
+                    if rate > 0.0 {
+                        let k = tickets.fetch_add(1, Ordering::Relaxed);
+                        let at = t0 + Duration::from_secs_f64(k as f64 / rate);
+                        tokio::time::sleep_until(at.into()).await;
+                    }
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
                     }
@@ -529,6 +539,7 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
         "size": size,
         "conns": conns,
         "window": window,
+        "rate": rate,
         "send_secs": send_secs,
         "sent": sent,
         "failed": failed,

@@ -1,6 +1,7 @@
 //! Long polling: a pull at the end of a queue waits here until the store's dispatch reports new
 //! units for that queue (woken at once) or the pull's suspend timeout passes. No timers poll.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,10 +9,14 @@ use dashmap::DashMap;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-/// Waiters per (topic, queueId). Dispatch calls `notify_arrival`; pulls call `wait_for_arrival`.
+/// Waiters per (topic, queueId). Dispatch calls `notify_arrival`; pulls call `hold`.
 #[derive(Default)]
 pub struct PullRequestHoldService {
     queues: DashMap<(String, i32), Arc<Notify>>,
+    /// Bumped by `release_all`: every hold that started before answers at once.
+    epoch: AtomicU64,
+    /// Set at shutdown: holds answer at once and new ones do not wait.
+    closed: AtomicBool,
 }
 
 impl PullRequestHoldService {
@@ -29,9 +34,19 @@ impl PullRequestHoldService {
         }
     }
 
-    /// Wakes every waiting pull (shutdown, or a reset of offsets).
-    pub fn notify_all(&self) {
+    /// Answers every held pull now with what its queue holds (an offset reset: the client's
+    /// next pull picks the reset up). Waking alone would not do: a woken pull whose queue did
+    /// not grow goes back to waiting until its suspend timeout.
+    pub fn release_all(&self) {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
         self.queues.iter().for_each(|e| e.value().notify_waiters());
+    }
+
+    /// Shutdown: releases every held pull and lets no new one wait, so in-flight requests
+    /// finish at once instead of holding the server's grace period until their timeouts.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.release_all();
     }
 
     /// Runs `attempt` until it yields a value or `deadline` passes; between attempts waits for
@@ -49,6 +64,7 @@ impl PullRequestHoldService {
             .entry((topic.to_string(), queue_id))
             .or_default()
             .clone();
+        let epoch = self.epoch.load(Ordering::Acquire);
         loop {
             let notified = notify.notified();
             tokio::pin!(notified);
@@ -57,7 +73,7 @@ impl PullRequestHoldService {
                 Ok(found) => return found,
                 Err(nothing) => nothing,
             };
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || self.released_since(epoch) {
                 return last;
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
@@ -65,6 +81,10 @@ impl PullRequestHoldService {
                 return attempt().unwrap_or_else(|nothing| nothing);
             }
         }
+    }
+
+    fn released_since(&self, epoch: u64) -> bool {
+        self.closed.load(Ordering::Acquire) || self.epoch.load(Ordering::Acquire) != epoch
     }
 
     /// Drops queue entries nobody waits on (called periodically).
@@ -104,6 +124,24 @@ mod tests {
         svc.notify_arrival("T", 0);
         assert_eq!(held.await.unwrap(), 1);
         assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn release_and_close_answer_held_pulls_at_once() {
+        let svc = Arc::new(PullRequestHoldService::new());
+        let started = Instant::now();
+        let s = svc.clone();
+        let held = tokio::spawn(async move {
+            s.hold("T", 0, deadline_after(30_000), || Err::<i32, i32>(3))
+                .await
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        svc.release_all();
+        assert_eq!(held.await.unwrap(), 3);
+        svc.close();
+        let after_close = svc.hold("T", 0, deadline_after(30_000), || Err::<i32, i32>(4));
+        assert_eq!(after_close.await, 4);
+        assert!(started.elapsed() < Duration::from_secs(10));
     }
 
     #[tokio::test]

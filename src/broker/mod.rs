@@ -268,7 +268,7 @@ impl BrokerController {
         if let Some(r) = &self.ctx.registration {
             r.stop().await;
         }
-        self.ctx.pull_hold.notify_all();
+        self.ctx.pull_hold.close();
         self.server.shutdown(Duration::from_secs(10)).await;
         for s in self.services {
             s.stop().await;

@@ -252,7 +252,7 @@ pub fn invoke_broker_to_reset_offset(
         );
     }
     ctx.offsets.request_reset(&h.group, &h.topic, &targets);
-    ctx.pull_hold.notify_all();
+    ctx.pull_hold.release_all();
     ok(request).with_body(body.encode())
 }
 
