@@ -14,6 +14,7 @@ pub mod remoting_client;
 pub mod schedule_message_service;
 pub mod server;
 pub mod stats;
+pub mod transaction;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -36,6 +37,7 @@ use remoting_client::RemotingClient;
 use schedule_message_service::ScheduleMessageService;
 use server::{ServerConfig, ServerHandle};
 use stats::BrokerStats;
+use transaction::check_service::TransactionalMessageCheckService;
 
 use crate::store::config::MessageStoreConfig;
 use crate::store::dispatch::MessageArrival;
@@ -131,6 +133,7 @@ pub struct BrokerController {
     pub ctx: Arc<BrokerContext>,
     server: ServerHandle,
     services: Vec<PeriodicService>,
+    transaction_check: TransactionalMessageCheckService,
 }
 
 impl BrokerController {
@@ -188,6 +191,10 @@ impl BrokerController {
         let server = Self::serve(&ctx).await?;
         let services = Self::start_services(&ctx);
         ctx.schedule.start();
+        let transaction_check = TransactionalMessageCheckService::default();
+        if !ctx.config.is_slave() {
+            transaction_check.start(&ctx);
+        }
         if let Some(r) = &ctx.registration {
             r.start();
         }
@@ -195,6 +202,7 @@ impl BrokerController {
             ctx,
             server,
             services,
+            transaction_check,
         })
     }
 
@@ -268,6 +276,7 @@ impl BrokerController {
             s.stop().await;
         }
         self.ctx.schedule.stop().await;
+        self.transaction_check.stop().await;
         if let Err(e) = self.ctx.offsets.persist() {
             tracing::error!(error = %e, "cannot write consumerOffset.json at shutdown");
         }
