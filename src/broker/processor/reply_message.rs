@@ -2,7 +2,8 @@
 //! message. The broker pushes the reply at once (PUSH_REPLY_MESSAGE_TO_CLIENT, 326, awaited) to
 //! the requesting producer named by the REPLY_TO_CLIENT property, adding PUSH_REPLY_TIME, and,
 //! with `storeReplyMessageEnable`, also stores it in the reply topic it was sent to
-//! (`<cluster>_REPLY_TOPIC`) with the properties as sent (Java `ReplyMessageProcessor`). The
+//! (`<cluster>_REPLY_TOPIC`) with the properties as sent plus MSG_REGION / TRACE_ON, without
+//! PUSH_REPLY_TIME (Java `ReplyMessageProcessor`). The
 //! code says whether the push worked; the header says where the stored copy went.
 
 use std::net::SocketAddr;
@@ -12,7 +13,8 @@ use super::send::{check_message, random_queue, with_trace_keys};
 use crate::broker::server::Connection;
 use crate::broker::{now_millis, BrokerContext};
 use crate::common::message::{
-    PROPERTY_MESSAGE_REPLY_TO_CLIENT, PROPERTY_PUSH_REPLY_TIME, PROPERTY_TAGS,
+    PROPERTY_MESSAGE_REPLY_TO_CLIENT, PROPERTY_MSG_REGION, PROPERTY_PUSH_REPLY_TIME, PROPERTY_TAGS,
+    PROPERTY_TRACE_SWITCH,
 };
 use crate::common::properties::Properties;
 use crate::common::tag::tag_hash;
@@ -31,7 +33,7 @@ pub async fn send_reply_message(
     conn: &Connection,
     request: &RemotingCommand,
 ) -> RemotingCommand {
-    let header = match SendMessageRequestHeader::read_for_code(
+    let mut header = match SendMessageRequestHeader::read_for_code(
         request.code,
         request.ext_fields.as_ref().unwrap_or(&Default::default()),
     ) {
@@ -41,6 +43,12 @@ pub async fn send_reply_message(
             return with_trace_keys(ctx, r);
         }
     };
+    // Java's `buildMsgContext` writes these into the header's properties first, so both the
+    // pushed and the stored reply carry them.
+    let mut props = Properties::decode(header.properties.as_deref().unwrap_or(""));
+    props.insert(PROPERTY_MSG_REGION, ctx.region_id());
+    props.insert(PROPERTY_TRACE_SWITCH, "true");
+    header.properties = Some(props.encode());
     let tc = match check_message(ctx, conn, request, &header) {
         Ok(tc) => tc,
         Err(r) => return with_trace_keys(ctx, r),
