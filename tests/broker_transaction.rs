@@ -36,6 +36,13 @@ fn half_props(uniq: &str) -> String {
     ])
 }
 
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
 fn send_v2(
     c: &mut RawClient,
     code: RequestCode,
@@ -45,11 +52,19 @@ fn send_v2(
     sys_flag: i32,
 ) -> RemotingCommand {
     // A real born time: half messages born before fileReservedTime are discarded unchecked.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        .to_string();
+    send_v2_born(c, code, topic, queue, properties, sys_flag, now_ms())
+}
+
+fn send_v2_born(
+    c: &mut RawClient,
+    code: RequestCode,
+    topic: &str,
+    queue: i32,
+    properties: &str,
+    sys_flag: i32,
+    born: i64,
+) -> RemotingCommand {
+    let now = born.to_string();
     let (q, f) = (queue.to_string(), sys_flag.to_string());
     let mut cmd = req(
         code,
@@ -527,6 +542,73 @@ async fn reply_is_pushed_to_the_requesting_client_and_stored_in_the_reply_topic(
             Some("push reply message fail, channel of <127.0.0.1@gone> not found.")
         );
         assert_eq!(ext(&r, "queueOffset"), "1", "stored all the same");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn producer_answer_after_the_check_immunity_time_is_refused_with_illegal_operation() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path(), &[("transactionTimeOut", "1000")]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "TI", 1);
+        let p = format!(
+            "{}CHECK_IMMUNITY_TIME_IN_SECONDS\u{1}2\u{2}",
+            half_props("U-IMM")
+        );
+        let born = now_ms() - 5_000;
+        let r = send_v2_born(&mut c, RequestCode::SEND_MESSAGE_V2, "TI", 0, &p, 4, born);
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let h = pull(&mut c, HALF, 0, 0, Duration::from_secs(5)).remove(0);
+        let r = end_transaction(&mut c, "PG", 0, h.phys_offset, 8, false);
+        assert_eq!(
+            (r.code, r.remark.as_deref()),
+            (604, None),
+            "ILLEGAL_OPERATION"
+        );
+        // The check-back's answer is not subject to it.
+        let r = end_transaction(&mut c, "PG", 0, h.phys_offset, 8, true);
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        assert_eq!(pull(&mut c, "TI", 0, 0, Duration::from_secs(5)).len(), 1);
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_half_message_is_checked_back_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = [
+        ("transactionTimeOut", "200"),
+        ("transactionCheckInterval", "300"),
+    ];
+    let broker = start(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "TS", 1);
+        send_half(&mut c, "TS", 0, "U-RESTART");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+
+    let broker = start(dir.path(), &keys).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut p = RawClient::connect(addr);
+        p.stream
+            .set_read_timeout(Some(Duration::from_secs(15)))
+            .unwrap();
+        heartbeat(&mut p, "127.0.0.1@p3", "PG");
+        let check = p.recv().expect("CHECK_TRANSACTION_STATE after restart");
+        assert_eq!(check.code, RequestCode::CHECK_TRANSACTION_STATE.code());
+        assert_eq!(ext(&check, "msgId"), "U-RESTART");
     })
     .await
     .unwrap();
