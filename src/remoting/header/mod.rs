@@ -71,6 +71,7 @@ pub use query_consumer_offset::{
 };
 pub use query_message::{QueryMessageRequestHeader, QueryMessageResponseHeader};
 pub use query_topic_consume_by_who::QueryTopicConsumeByWhoRequestHeader;
+pub use reply_message::ReplyMessageRequestHeader;
 pub use reset_offset::ResetOffsetRequestHeader;
 pub use rpc::RpcRequestHeader;
 pub use search_offset::{BoundaryType, SearchOffsetRequestHeader, SearchOffsetResponseHeader};
