@@ -614,3 +614,43 @@ async fn pending_half_message_is_checked_back_after_a_restart() {
     .unwrap();
     broker.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reply_topic_exists_at_start_as_a_system_topic() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        let r = c.call(&req(
+            RequestCode::GET_TOPIC_CONFIG,
+            &[("topic", "DefaultCluster_REPLY_TOPIC")],
+        ));
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let body = String::from_utf8(r.body.to_bytes().to_vec()).unwrap();
+        for f in ["\"readQueueNums\":1", "\"writeQueueNums\":1", "\"perm\":6"] {
+            assert!(body.contains(f), "{f} in {body}");
+        }
+        let r = c.call(&req(RequestCode::GET_SYSTEM_TOPIC_LIST_FROM_BROKER, &[]));
+        let body = String::from_utf8(r.body.to_bytes().to_vec()).unwrap();
+        assert!(body.contains("DefaultCluster_REPLY_TOPIC"), "{body}");
+        let r = c.call(&req(
+            RequestCode::UPDATE_AND_CREATE_TOPIC,
+            &[
+                ("topic", "DefaultCluster_REPLY_TOPIC"),
+                ("defaultTopic", "TBW102"),
+                ("readQueueNums", "4"),
+                ("writeQueueNums", "4"),
+                ("perm", "6"),
+                ("topicFilterType", "SINGLE_TAG"),
+            ],
+        ));
+        assert_eq!(
+            r.remark.as_deref(),
+            Some("The topic[DefaultCluster_REPLY_TOPIC] is conflict with system topic.")
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

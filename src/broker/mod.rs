@@ -74,6 +74,24 @@ impl BrokerContext {
         "DefaultRegion"
     }
 
+    /// `<brokerClusterName>_REPLY_TOPIC`, where replies of request/reply are sent (Java
+    /// `MixAll.REPLY_TOPIC_POSTFIX`), created at start.
+    pub fn reply_topic(&self) -> String {
+        format!("{}_REPLY_TOPIC", self.config.broker_cluster_name)
+    }
+
+    /// Java `TopicValidator.isSystemTopic` as it answers in a started broker: the fixed set plus
+    /// the topics `TopicConfigManager.init` registers with `addSystemTopic` (the cluster and
+    /// broker topics, the trace topic when enabled, the reply topic).
+    pub fn is_system_topic(&self, topic: &str) -> bool {
+        let c = &self.config;
+        crate::common::topic::is_system_topic(topic)
+            || topic == c.broker_cluster_name
+            || topic == c.broker_name
+            || (c.trace_topic_enable && topic == c.msg_trace_topic_name)
+            || topic == self.reply_topic()
+    }
+
     /// Asks the registration service to register with the NameServers now (topic changes).
     pub fn register_to_namesrv_soon(&self) {
         if let Some(r) = &self.registration {
