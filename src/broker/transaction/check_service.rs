@@ -13,25 +13,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use bytes::Bytes;
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::check_listener::{resolve_discard_msg, send_check_message};
 use super::{decode_stored, parse_op_body, StoredMessage, REMOVE_TAG};
 use crate::broker::{now_millis, BrokerContext};
 use crate::common::message::{
-    PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, PROPERTY_PRODUCER_GROUP, PROPERTY_REAL_QUEUE_ID,
-    PROPERTY_REAL_TOPIC, PROPERTY_TAGS, PROPERTY_TRANSACTION_CHECK_TIMES,
-    PROPERTY_TRANSACTION_PREPARED_QUEUE_OFFSET, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+    PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, PROPERTY_TAGS, PROPERTY_TRANSACTION_CHECK_TIMES,
+    PROPERTY_TRANSACTION_PREPARED_QUEUE_OFFSET,
 };
 use crate::common::topic::{
-    CID_SYS_RMQ_TRANS, PERM_READ, PERM_WRITE, RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC,
-    RMQ_SYS_TRANS_HALF_TOPIC, RMQ_SYS_TRANS_OP_HALF_TOPIC,
+    CID_SYS_RMQ_TRANS, PERM_READ, PERM_WRITE, RMQ_SYS_TRANS_HALF_TOPIC, RMQ_SYS_TRANS_OP_HALF_TOPIC,
 };
-use crate::remoting::header::check_transaction_state::CheckTransactionStateRequestHeader;
-use crate::remoting::header::CommandHeader;
-use crate::remoting::{RemotingCommand, RequestCode};
 use crate::store::get::GetMessageStatus;
 use crate::store::message::PutMessageStatus;
 
@@ -223,95 +218,147 @@ fn fill_op_remove_map(
     pulled
 }
 
-/// Walks one half queue (Java `check`'s loop body for one message queue).
+/// One queue's walk: what the op records said so far and the last op pull.
+struct QueueWalk<'a> {
+    ctx: &'a BrokerContext,
+    queue_id: i32,
+    /// When the walk began: messages stored since wait for the next run.
+    start: i64,
+    /// The half offset the walk began at (op entries below it are stale).
+    half_offset: i64,
+    st: OpState,
+    op_pull: Pulled,
+    nulls: i32,
+}
+
+/// What the walk does after looking at one half offset.
+enum Step {
+    /// The offset is dealt with: go on with the next one.
+    Advance,
+    /// Continue at this offset (the queue had a hole).
+    Jump(i64),
+    /// Look at the same offset again (more op records read, or a put-back failed).
+    Again,
+    /// The rest of the queue is for a later run.
+    Stop,
+}
+
+/// Walks one half queue (Java `check`'s loop for one message queue) and commits how far it got.
 fn check_queue(ctx: &BrokerContext, queue_id: i32, stopping: &AtomicBool) {
-    let start = now_millis();
-    let timeout = ctx.config.transaction_time_out as i64;
-    let check_max = ctx.config.transaction_check_max;
     let half_offset = fetch_consume_offset(ctx, RMQ_SYS_TRANS_HALF_TOPIC, queue_id);
     let op_offset = fetch_consume_offset(ctx, RMQ_SYS_TRANS_OP_HALF_TOPIC, queue_id);
     if half_offset < 0 || op_offset < 0 {
         return;
     }
     let mut st = OpState::default();
-    let mut op_pull = fill_op_remove_map(ctx, &mut st, queue_id, op_offset, half_offset);
-    let mut null_count = 1;
+    let op_pull = fill_op_remove_map(ctx, &mut st, queue_id, op_offset, half_offset);
+    let mut walk = QueueWalk {
+        ctx,
+        queue_id,
+        start: now_millis(),
+        half_offset,
+        st,
+        op_pull,
+        nulls: 1,
+    };
     let (mut i, mut new_offset) = (half_offset, half_offset);
-    loop {
-        if now_millis() - start > MAX_PROCESS_TIME_LIMIT_MS || stopping.load(Ordering::Acquire) {
-            break;
+    while now_millis() - walk.start <= MAX_PROCESS_TIME_LIMIT_MS
+        && !stopping.load(Ordering::Acquire)
+    {
+        match walk.visit(i) {
+            Step::Advance => i += 1,
+            Step::Jump(next) => i = next,
+            Step::Again => continue,
+            Step::Stop => break,
         }
-        if let Some(op) = st.remove.remove(&i) {
-            if let Some(set) = st.pending.get_mut(&op) {
-                set.remove(&i);
-                if set.is_empty() {
-                    st.pending.remove(&op);
-                    st.done.push(op);
-                }
-            }
-        } else {
-            let half = pull(ctx, RMQ_SYS_TRANS_HALF_TOPIC, queue_id, i, 1);
-            let Some(mut msg) = half.msgs.and_then(|m| m.into_iter().next()) else {
-                if null_count > 1 || half.status == PullStatus::NoNewMsg {
-                    break;
-                }
-                null_count += 1;
-                i = half.next_begin_offset;
-                new_offset = i;
-                continue;
-            };
-            if need_discard(&mut msg, check_max) || need_skip(ctx, &msg) {
-                resolve_discard_msg(ctx, &msg);
-                new_offset = i + 1;
-                i += 1;
-                continue;
-            }
-            if msg.store_timestamp >= start {
-                break; // stored during this run: next run
-            }
-            let age = now_millis() - msg.born_timestamp;
-            let mut immunity = timeout;
-            if let Some(secs) = msg
-                .props
-                .get(PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS)
-                .map(str::to_string)
-            {
-                immunity = super::immunity_time_for_check(&secs, timeout);
-                if age <= immunity && check_prepare_queue_offset(ctx, &mut st, &msg) {
-                    new_offset = i + 1;
-                    i += 1;
-                    continue;
-                }
-            } else if (0..=immunity).contains(&age) {
-                break; // not old enough yet: the rest of the queue is younger still
-            }
-            let need_check = match op_pull.msgs.as_deref() {
-                None | Some([]) => age > immunity,
-                Some([.., last]) => last.born_timestamp - start > timeout,
-            } || age <= -1;
-            if need_check {
-                if !put_back_half_msg_queue(ctx, &mut msg) {
-                    continue;
-                }
-                send_check_message(ctx, msg);
-            } else {
-                let next_op_offset = op_pull.next_begin_offset;
-                op_pull = fill_op_remove_map(ctx, &mut st, queue_id, next_op_offset, half_offset);
-                if op_pull.status != PullStatus::Found {
-                    std::thread::sleep(SLEEP_WHILE_NO_OP);
-                }
-                continue;
-            }
-        }
-        new_offset = i + 1;
-        i += 1;
+        new_offset = i;
     }
     if new_offset != half_offset {
         update_consume_offset(ctx, RMQ_SYS_TRANS_HALF_TOPIC, queue_id, new_offset);
     }
-    let new_op_offset = calculate_op_offset(&mut st.done, op_offset);
+    let new_op_offset = calculate_op_offset(&mut walk.st.done, op_offset);
     if new_op_offset != op_offset {
         update_consume_offset(ctx, RMQ_SYS_TRANS_OP_HALF_TOPIC, queue_id, new_op_offset);
+    }
+}
+
+impl QueueWalk<'_> {
+    /// Java's loop body for half offset `i`.
+    fn visit(&mut self, i: i64) -> Step {
+        if let Some(op) = self.st.remove.remove(&i) {
+            self.st.finish(op, i);
+            return Step::Advance;
+        }
+        let ctx = self.ctx;
+        let half = pull(ctx, RMQ_SYS_TRANS_HALF_TOPIC, self.queue_id, i, 1);
+        let Some(mut msg) = half.msgs.and_then(|m| m.into_iter().next()) else {
+            if self.nulls > 1 || half.status == PullStatus::NoNewMsg {
+                return Step::Stop;
+            }
+            self.nulls += 1;
+            return Step::Jump(half.next_begin_offset);
+        };
+        if need_discard(&mut msg, ctx.config.transaction_check_max) || need_skip(ctx, &msg) {
+            resolve_discard_msg(ctx, &msg);
+            return Step::Advance;
+        }
+        if msg.store_timestamp >= self.start {
+            return Step::Stop; // stored during this run: next run
+        }
+        let timeout = ctx.config.transaction_time_out as i64;
+        let age = now_millis() - msg.born_timestamp;
+        let mut immunity = timeout;
+        if let Some(secs) = msg.props.get(PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS) {
+            immunity = super::immunity_time_for_check(secs, timeout);
+            if age <= immunity && check_prepare_queue_offset(ctx, &mut self.st, &msg) {
+                return Step::Advance;
+            }
+        } else if (0..=immunity).contains(&age) {
+            return Step::Stop; // not old enough yet: the rest of the queue is younger still
+        }
+        let need_check = match self.op_pull.msgs.as_deref() {
+            None | Some([]) => age > immunity,
+            Some([.., last]) => last.born_timestamp - self.start > timeout,
+        } || age <= -1;
+        if !need_check {
+            self.read_more_ops();
+            return Step::Again;
+        }
+        if !put_back_half_msg_queue(ctx, &mut msg) {
+            return Step::Again;
+        }
+        send_check_message(ctx, msg);
+        Step::Advance
+    }
+
+    /// Reads the next op records; when there are none, pauses before looking again (Java
+    /// `SLEEP_WHILE_NO_OP`).
+    fn read_more_ops(&mut self) {
+        let next = self.op_pull.next_begin_offset;
+        self.op_pull = fill_op_remove_map(
+            self.ctx,
+            &mut self.st,
+            self.queue_id,
+            next,
+            self.half_offset,
+        );
+        if self.op_pull.status != PullStatus::Found {
+            std::thread::sleep(SLEEP_WHILE_NO_OP);
+        }
+    }
+}
+
+impl OpState {
+    /// Half offset `half` is finished by op record `op`; the op record is done once every half
+    /// offset it lists was reached.
+    fn finish(&mut self, op: i64, half: i64) {
+        if let Some(set) = self.pending.get_mut(&op) {
+            set.remove(&half);
+            if set.is_empty() {
+                self.pending.remove(&op);
+                self.done.push(op);
+            }
+        }
     }
 }
 
@@ -351,33 +398,6 @@ fn need_discard(msg: &mut StoredMessage, check_max: i32) -> bool {
 fn need_skip(ctx: &BrokerContext, msg: &StoredMessage) -> bool {
     let reserved_ms = ctx.store.config().file_reserved_time as i64 * 3_600_000;
     now_millis() - msg.born_timestamp > reserved_ms
-}
-
-/// Java `DefaultTransactionalMessageCheckListener.resolveDiscardMsg`: the message goes to
-/// `TRANS_CHECK_MAX_TIME_TOPIC` queue 0, where nobody consumes it.
-fn resolve_discard_msg(ctx: &BrokerContext, msg: &StoredMessage) {
-    tracing::error!(
-        uniq_key = msg
-            .props
-            .get(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
-            .unwrap_or(""),
-        real_topic = msg.props.get(PROPERTY_REAL_TOPIC).unwrap_or(""),
-        "half message checked too many times; discarded to TRANS_CHECK_MAX_TIME_TOPIC"
-    );
-    if let Err(e) = ctx.topics.create_if_absent(
-        RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC,
-        1,
-        PERM_READ | PERM_WRITE,
-        0,
-    ) {
-        tracing::error!(error = %e, "cannot create TRANS_CHECK_MAX_TIME_TOPIC");
-        return;
-    }
-    let input = msg.to_input(RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC, 0);
-    let result = ctx.store.put_message(&input).wait_blocking();
-    if !result.is_ok() {
-        tracing::error!(status = ?result.status, "put to TRANS_CHECK_MAX_TIME_TOPIC failed");
-    }
 }
 
 /// Java `putBackHalfMsgQueue`: appends the message (with its new check count) to its half
@@ -436,48 +456,6 @@ fn put_immunity_msg_back(ctx: &BrokerContext, msg: &StoredMessage) -> bool {
     }
     let input = copy.to_input(&copy.topic, copy.queue_id);
     ctx.store.put_message(&input).wait_blocking().is_ok()
-}
-
-/// Java `AbstractTransactionalMessageCheckListener.sendCheckMessage`: CHECK_TRANSACTION_STATE
-/// (oneway) to a live producer connection of the message's group, with the message as one
-/// record under its real topic and queue.
-fn send_check_message(ctx: &BrokerContext, msg: StoredMessage) {
-    let uniq = msg
-        .props
-        .get(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
-        .map(str::to_string);
-    let mut header = CheckTransactionStateRequestHeader {
-        topic: Some(msg.topic.clone()),
-        tran_state_table_offset: msg.queue_offset,
-        commit_log_offset: msg.phys_offset,
-        msg_id: uniq.clone(),
-        transaction_id: uniq,
-        offset_msg_id: Some(msg.offset_msg_id()),
-        ..Default::default()
-    };
-    header.rpc.broker_name = Some(ctx.config.broker_name.clone());
-    let real_topic = msg.props.get(PROPERTY_REAL_TOPIC).unwrap_or("").to_string();
-    let real_qid = msg
-        .props
-        .get(PROPERTY_REAL_QUEUE_ID)
-        .and_then(|q| q.parse::<i32>().ok())
-        .unwrap_or(0);
-    let group = msg.props.get(PROPERTY_PRODUCER_GROUP).unwrap_or("");
-    let Some(channel) = ctx.clients.any_producer_channel(group) else {
-        tracing::warn!(%group, "transaction check: no producer connection of the group");
-        return;
-    };
-    let mut cmd = RemotingCommand::request(RequestCode::CHECK_TRANSACTION_STATE.code());
-    header.write_to(cmd.ext_mut());
-    cmd.body = Bytes::from(msg.encode_as(&real_topic, real_qid)).into();
-    tracing::info!(
-        %group,
-        %real_topic,
-        commit_log_offset = msg.phys_offset,
-        queue_offset = msg.queue_offset,
-        "transaction check-back sent"
-    );
-    channel.conn.invoke_oneway(cmd);
 }
 
 #[cfg(test)]

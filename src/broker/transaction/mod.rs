@@ -15,6 +15,7 @@
 //!               properties TAGS=d WAIT=true, body "17,18,"
 //! ```
 
+mod check_listener;
 pub mod check_service;
 
 use std::net::SocketAddr;
