@@ -15,7 +15,7 @@ use rmqd::remoting::{ExtFields, FrameCodec};
 /// Every extFields key some header reads; fuzzed maps pick keys from here most of the time.
 pub const HEADER_KEYS: &[&str] = &[
     "MSG_REGION", "TRACE_ON", "_UNIQUE_KEY_QUERY", "a", "attributes", "b", "batch", "batchUniqId",
-    "beginTimestamp", "bname", "bornTimestamp", "boundaryType", "brokerName", "c", "cleanOffset",
+    "beginTimestamp", "bname", "bornHost", "bornTimestamp", "boundaryType", "brokerName", "c", "cleanOffset",
     "clientID", "clientId", "commitLogOffset", "commitOffset", "commitOrRollback", "committed",
     "consumerGroup", "count", "d", "dataVersion", "defaultTopic", "defaultTopicQueueNums",
     "delayLevel", "e", "endTimestamp", "expressionType", "f", "flag", "forbiddenType", "force",
@@ -26,7 +26,7 @@ pub const HEADER_KEYS: &[&str] = &[
     "nextBeginOffset", "ns", "nsd", "offset", "offsetDelta", "offsetMsgId", "order", "originMsgId",
     "originTopic", "oway", "perm", "producerGroup", "properties", "proxyFrowardClientId",
     "queueId", "queueOffset", "readQueueNums", "recallHandle", "reconsumeTimes", "requestSource",
-    "setZeroIfNotFound", "subVersion", "subscription", "suggestWhichBrokerId",
+    "setZeroIfNotFound", "storeHost", "storeTimestamp", "subVersion", "subscription", "suggestWhichBrokerId",
     "suspendTimeoutMillis", "sysFlag", "timestamp", "topic", "topicFilterType", "topicList",
     "topicSeq", "topicSysFlag", "totalGroupNum", "totalTopicNum", "tranStateTableOffset",
     "transactionId", "unitMode", "version", "writeQueueNums",
@@ -68,6 +68,7 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = QueryMessageRequestHeader::read_from(ext);
     let _ = QueryMessageResponseHeader::read_from(ext);
     let _ = QueryTopicConsumeByWhoRequestHeader::read_from(ext);
+    let _ = ReplyMessageRequestHeader::read_from(ext);
     let _ = ResetOffsetRequestHeader::read_from(ext);
     let _ = RpcRequestHeader::read_from(ext);
     let _ = SearchOffsetRequestHeader::read_from(ext);
@@ -78,7 +79,7 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = UnregisterClientRequestHeader::read_from(ext);
     let _ = UpdateConsumerOffsetRequestHeader::read_from(ext);
     let _ = ViewMessageRequestHeader::read_from(ext);
-    for code in [10, 310, 320] {
+    for code in [10, 310, 320, 324, 325] {
         let _ = SendMessageRequestHeader::read_for_code(code, ext);
     }
 }
@@ -106,6 +107,7 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = fastjson::from_slice::<serde_json::Value>(body);
     let _ = decode_properties_text(body);
     let _ = decode_batch(body);
+    let _ = rmqd::broker::transaction::parse_op_body(body);
     let props = Properties::decode_bytes(body);
     let text = String::from_utf8_lossy(body);
     let _ = decode_msg_id(&text);

@@ -284,6 +284,16 @@ impl ClientRegistry {
         })
     }
 
+    /// The connection of a producer by client id, whatever its group (Java
+    /// `ProducerManager.findChannel`: where PUSH_REPLY_MESSAGE_TO_CLIENT goes).
+    pub fn find_producer_by_client_id(&self, client_id: &str) -> Option<ClientChannel> {
+        self.producers.iter().find_map(|g| {
+            g.values()
+                .find(|c| c.client_id == client_id && !c.conn.is_closed())
+                .cloned()
+        })
+    }
+
     /// Any live producer connection of a group (transaction check-back).
     pub fn any_producer_channel(&self, group: &str) -> Option<ClientChannel> {
         self.producers

@@ -58,6 +58,16 @@ pub struct BrokerConfig {
     /// `rocketmq.broker.rebalance.lockMaxLiveTime`, default 60 000).
     pub rebalance_lock_max_live_time: u64,
     pub enable_property_filter: bool,
+    /// Refuse half (transactional) messages with NO_PERMISSION (Java default false).
+    pub reject_transaction_message: bool,
+    /// ms a half message is left alone before its first check-back (Java default 6 000).
+    pub transaction_time_out: u64,
+    /// Check-backs per half message before it is discarded (Java default 15).
+    pub transaction_check_max: i32,
+    /// ms between two check runs (Java default 30 000).
+    pub transaction_check_interval: u64,
+    /// Store replies in `<cluster>_REPLY_TOPIC` as well as pushing them (Java default true).
+    pub store_reply_message_enable: bool,
     pub use_server_side_reset_offset: bool,
     pub trace_topic_enable: bool,
     pub msg_trace_topic_name: String,
@@ -95,6 +105,11 @@ impl Default for BrokerConfig {
             channel_not_active_interval: 120_000,
             rebalance_lock_max_live_time: 60_000,
             enable_property_filter: false,
+            reject_transaction_message: false,
+            transaction_time_out: 6_000,
+            transaction_check_max: 15,
+            transaction_check_interval: 30_000,
+            store_reply_message_enable: true,
             use_server_side_reset_offset: true,
             trace_topic_enable: false,
             msg_trace_topic_name: "RMQ_SYS_TRACE_TOPIC".into(),
@@ -140,6 +155,11 @@ impl BrokerConfig {
             }
             "enablePropertyFilter" => self.enable_property_filter = boolean(key, v)?,
             "useServerSideResetOffset" => self.use_server_side_reset_offset = boolean(key, v)?,
+            "rejectTransactionMessage" => self.reject_transaction_message = boolean(key, v)?,
+            "transactionTimeOut" => self.transaction_time_out = num(key, v)?,
+            "transactionCheckMax" => self.transaction_check_max = num(key, v)?,
+            "transactionCheckInterval" => self.transaction_check_interval = num(key, v)?,
+            "storeReplyMessageEnable" => self.store_reply_message_enable = boolean(key, v)?,
             "traceTopicEnable" => self.trace_topic_enable = boolean(key, v)?,
             "msgTraceTopicName" => self.msg_trace_topic_name = v.to_string(),
             "serverChannelMaxIdleTimeSeconds" => {
@@ -231,6 +251,23 @@ impl BrokerConfig {
                 self.use_server_side_reset_offset.to_string(),
             ),
             kv("traceTopicEnable", self.trace_topic_enable.to_string()),
+            kv(
+                "rejectTransactionMessage",
+                self.reject_transaction_message.to_string(),
+            ),
+            kv("transactionTimeOut", self.transaction_time_out.to_string()),
+            kv(
+                "transactionCheckMax",
+                self.transaction_check_max.to_string(),
+            ),
+            kv(
+                "transactionCheckInterval",
+                self.transaction_check_interval.to_string(),
+            ),
+            kv(
+                "storeReplyMessageEnable",
+                self.store_reply_message_enable.to_string(),
+            ),
             kv(
                 "serverChannelMaxIdleTimeSeconds",
                 self.server_channel_max_idle_time_seconds.to_string(),

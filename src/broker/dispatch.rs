@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::error::not_supported;
 use super::processor::{
     admin_broker, admin_group, admin_topic, client_manage, consumer_manage, consumer_send_msg_back,
-    lock_batch, pull, query, send,
+    end_transaction, lock_batch, pull, query, reply_message, send,
 };
 use super::server::{Connection, RequestHandler};
 use super::BrokerContext;
@@ -37,6 +37,12 @@ impl RequestHandler for BrokerHandler {
             VIEW_MESSAGE_BY_ID => query::view_message_by_id(ctx, &request),
             CONSUMER_SEND_MSG_BACK => {
                 consumer_send_msg_back::consumer_send_msg_back(ctx, &request).await
+            }
+            END_TRANSACTION => {
+                return end_transaction::end_transaction(ctx, conn.peer, &request).await
+            }
+            SEND_REPLY_MESSAGE | SEND_REPLY_MESSAGE_V2 => {
+                reply_message::send_reply_message(ctx, &conn, &request).await
             }
             LOCK_BATCH_MQ => lock_batch::lock_batch_mq(ctx, &conn, &request),
             UNLOCK_BATCH_MQ => lock_batch::unlock_batch_mq(ctx, &request),

@@ -15,6 +15,7 @@ pub mod schedule_message_service;
 pub mod server;
 pub mod stats;
 pub mod timer_message_service;
+pub mod transaction;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -38,6 +39,7 @@ use schedule_message_service::ScheduleMessageService;
 use server::{ServerConfig, ServerHandle};
 use stats::BrokerStats;
 use timer_message_service::TimerMessageService;
+use transaction::check_service::TransactionalMessageCheckService;
 
 use crate::store::config::MessageStoreConfig;
 use crate::store::dispatch::MessageArrival;
@@ -73,6 +75,24 @@ impl BrokerContext {
 
     pub fn region_id(&self) -> &'static str {
         "DefaultRegion"
+    }
+
+    /// `<brokerClusterName>_REPLY_TOPIC`, where replies of request/reply are sent (Java
+    /// `MixAll.REPLY_TOPIC_POSTFIX`), created at start.
+    pub fn reply_topic(&self) -> String {
+        format!("{}_REPLY_TOPIC", self.config.broker_cluster_name)
+    }
+
+    /// Java `TopicValidator.isSystemTopic` as it answers in a started broker: the fixed set plus
+    /// the topics `TopicConfigManager.init` registers with `addSystemTopic` (the cluster and
+    /// broker topics, the trace topic when enabled, the reply topic).
+    pub fn is_system_topic(&self, topic: &str) -> bool {
+        let c = &self.config;
+        crate::common::topic::is_system_topic(topic)
+            || topic == c.broker_cluster_name
+            || topic == c.broker_name
+            || (c.trace_topic_enable && topic == c.msg_trace_topic_name)
+            || topic == self.reply_topic()
     }
 
     /// Asks the registration service to register with the NameServers now (topic changes).
@@ -134,6 +154,7 @@ pub struct BrokerController {
     pub ctx: Arc<BrokerContext>,
     server: ServerHandle,
     services: Vec<PeriodicService>,
+    transaction_check: TransactionalMessageCheckService,
 }
 
 impl BrokerController {
@@ -194,6 +215,10 @@ impl BrokerController {
         let services = Self::start_services(&ctx);
         ctx.schedule.start();
         ctx.timer.start();
+        let transaction_check = TransactionalMessageCheckService::default();
+        if !ctx.config.is_slave() {
+            transaction_check.start(&ctx);
+        }
         if let Some(r) = &ctx.registration {
             r.start();
         }
@@ -201,6 +226,7 @@ impl BrokerController {
             ctx,
             server,
             services,
+            transaction_check,
         })
     }
 
@@ -275,6 +301,7 @@ impl BrokerController {
         }
         self.ctx.schedule.stop().await;
         self.ctx.timer.stop().await;
+        self.transaction_check.stop().await;
         if let Err(e) = self.ctx.offsets.persist() {
             tracing::error!(error = %e, "cannot write consumerOffset.json at shutdown");
         }

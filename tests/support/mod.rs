@@ -81,13 +81,25 @@ pub async fn start_broker(
     dir: &std::path::Path,
     extra: &[(&str, &str)],
 ) -> rmqd::broker::BrokerController {
-    let config = rmqd::broker::BrokerConfig {
+    start_broker_with(dir, &[], extra).await
+}
+
+/// [`start_broker`] with broker keys (`broker.conf` names) applied as well.
+pub async fn start_broker_with(
+    dir: &std::path::Path,
+    broker_keys: &[(&str, &str)],
+    extra: &[(&str, &str)],
+) -> rmqd::broker::BrokerController {
+    let mut config = rmqd::broker::BrokerConfig {
         listen_port: 0,
         bind_address: "127.0.0.1".into(),
         broker_ip1: "127.0.0.1".into(),
         broker_name: "broker-t".into(),
         ..Default::default()
     };
+    for (k, v) in broker_keys {
+        assert_eq!(config.set(k, v), Ok(true), "broker key {k}");
+    }
     let mut store = rmqd::store::config::MessageStoreConfig::with_root(dir);
     store.set("mappedFileSizeCommitLog", "1048576").unwrap();
     store.set("mappedFileSizeConsumeQueue", "6000").unwrap();
@@ -113,6 +125,9 @@ pub fn request(code: rmqd::remoting::RequestCode, pairs: &[(&str, &str)]) -> Rem
 pub struct Record {
     pub queue_offset: i64,
     pub phys_offset: i64,
+    pub queue_id: i32,
+    pub sys_flag: i32,
+    pub prepared_transaction_offset: i64,
     pub reconsume_times: i32,
     pub body: Vec<u8>,
     pub topic: String,
@@ -132,6 +147,7 @@ pub fn records(body: &[u8]) -> Vec<Record> {
         let store = if sys_flag & 0x20 != 0 { 20 } else { 8 };
         let mut p = pos + 48 + born + 8 + store;
         let reconsume_times = i32_at(p);
+        let prepared_transaction_offset = i64_at(p + 4);
         p += 4 + 8;
         let blen = i32_at(p) as usize;
         let rec_body = body[p + 4..p + 4 + blen].to_vec();
@@ -144,6 +160,9 @@ pub fn records(body: &[u8]) -> Vec<Record> {
         out.push(Record {
             queue_offset: i64_at(pos + 20),
             phys_offset: i64_at(pos + 28),
+            queue_id: i32_at(pos + 12),
+            sys_flag,
+            prepared_transaction_offset,
             reconsume_times,
             body: rec_body,
             topic,

@@ -190,6 +190,7 @@ fn system_topics(c: &BrokerConfig) -> Vec<TopicConfig> {
     if c.trace_topic_enable {
         v.push(TopicConfig::new(&c.msg_trace_topic_name, 1, 1, rw));
     }
+    // Request/reply: where SEND_REPLY_MESSAGE stores replies (Java `REPLY_TOPIC_POSTFIX`).
     v.push(TopicConfig::new(
         &format!("{}_REPLY_TOPIC", c.broker_cluster_name),
         1,

@@ -29,7 +29,7 @@ pub fn update_and_create_topic(ctx: &BrokerContext, request: &RemotingCommand) -
     if let Err(e) = topic::validate_topic(&h.topic) {
         return reply(request, ResponseCode::INVALID_PARAMETER, e.to_string());
     }
-    if topic::is_system_topic(&h.topic) {
+    if ctx.is_system_topic(&h.topic) {
         return reply(
             request,
             ResponseCode::INVALID_PARAMETER,
@@ -89,7 +89,7 @@ pub fn delete_topic_in_broker(ctx: &BrokerContext, request: &RemotingCommand) ->
             "The specified topic is blank.",
         );
     }
-    if topic::is_system_topic(&h.topic) {
+    if ctx.is_system_topic(&h.topic) {
         return reply(
             request,
             ResponseCode::INVALID_PARAMETER,
@@ -195,7 +195,7 @@ pub fn get_system_topic_list_from_broker(
         .topics
         .names()
         .into_iter()
-        .filter(|t| topic::is_system_topic(t))
+        .filter(|t| ctx.is_system_topic(t))
         .collect();
     let body = TopicList {
         broker_addr: None,

@@ -6,9 +6,11 @@ pub mod admin_topic;
 pub mod client_manage;
 pub mod consumer_manage;
 pub mod consumer_send_msg_back;
+pub mod end_transaction;
 pub mod lock_batch;
 pub mod pull;
 pub mod query;
+pub mod reply_message;
 pub mod send;
 
 use crate::broker::error::BrokerError;

@@ -11,6 +11,7 @@ use crate::broker::processor::consumer_send_msg_back::{create_send_back_topic, V
 use crate::broker::schedule_message_service::transform_delay_level;
 use crate::broker::server::Connection;
 use crate::broker::timer_message_service::{transform_timer, TimerRefusal};
+use crate::broker::transaction::to_half_message;
 use crate::broker::BrokerContext;
 use crate::common::message::{
     MULTI_TAGS_FLAG, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_TAGS,
@@ -24,6 +25,7 @@ use crate::remoting::header::send_message_response::SendMessageResponseHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::store::message::{MessageBatchInput, MessageInput, PutMessageStatus};
+use crate::store::util::find_property;
 
 /// Java's cap on the properties string (stored as int16).
 const MAX_PROPERTIES_LENGTH: usize = i16::MAX as usize;
@@ -49,7 +51,10 @@ pub async fn send_message(
 }
 
 /// Every response of the send processor carries MSG_REGION and TRACE_ON, as Java's does.
-fn with_trace_keys(ctx: &BrokerContext, mut response: RemotingCommand) -> RemotingCommand {
+pub(crate) fn with_trace_keys(
+    ctx: &BrokerContext,
+    mut response: RemotingCommand,
+) -> RemotingCommand {
     let ext = response.ext_mut();
     ext.insert("MSG_REGION", ctx.region_id());
     ext.insert("TRACE_ON", "true");
@@ -80,6 +85,7 @@ async fn check_and_put(
         sys_flag |= MULTI_TAGS_FLAG;
     }
     let born_host = conn.peer;
+    let mut transaction_id = None;
     let handle = if header.is_batch() {
         if topic::is_retry_topic(&header.topic) {
             return Err(refuse(
@@ -105,14 +111,25 @@ async fn check_and_put(
         ctx.store.put_messages(&batch)
     } else {
         let msg = build_message(ctx, request, header, queue_id, sys_flag, born_host)?;
+        transaction_id = find_property(
+            msg.properties.as_bytes(),
+            PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+        )
+        .map(|v| String::from_utf8_lossy(v).into_owned());
         ctx.store.put_message(&msg)
     };
     let result = handle.wait().await;
-    Ok(put_result_response(ctx, request, result, queue_id))
+    Ok(put_result_response(
+        ctx,
+        request,
+        result,
+        queue_id,
+        transaction_id,
+    ))
 }
 
 /// Java `msgCheck` plus the topic lookup/auto-creation; `Err` is the refusal to send back.
-fn check_message(
+pub(crate) fn check_message(
     ctx: &BrokerContext,
     conn: &Connection,
     request: &RemotingCommand,
@@ -234,13 +251,6 @@ fn build_message(
     let body = request.body.to_bytes();
     let max = ctx.store.config().max_message_size as usize;
     let mut props = MessageProperties::decode(header.properties.as_deref().unwrap_or(""));
-    if props.get(PROPERTY_TRANSACTION_PREPARED) == Some("true") {
-        return Err(refuse(
-            request,
-            ResponseCode::NO_PERMISSION,
-            "transactional (half) messages are not supported by this rmqd broker yet",
-        ));
-    }
     if !props.contains(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) {
         props.insert(
             PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
@@ -254,33 +264,50 @@ fn build_message(
             (topic, queue_id) = (dlq, 0);
         }
     }
-    let timer = transform_timer(
-        &mut props,
-        &topic,
-        queue_id,
-        sys_flag,
-        crate::broker::now_millis(),
-        ctx.store.config(),
-    );
-    match timer {
-        Ok(Some((t, q))) => (topic, queue_id) = (t, q),
-        Ok(None) => {}
-        Err(refusal) => {
-            let code = match refusal {
-                TimerRefusal::NotEnabled => ResponseCode::SYSTEM_ERROR,
-                TimerRefusal::Illegal { .. } => ResponseCode::MESSAGE_ILLEGAL,
-            };
-            return Err(refuse(request, code, refusal.remark()));
+    let mut sys_flag = sys_flag;
+    if is_prepared(&props, header) {
+        if ctx.config.reject_transaction_message {
+            return Err(refuse(
+                request,
+                ResponseCode::NO_PERMISSION,
+                format!(
+                    "the broker[{}] sending transaction message is forbidden",
+                    ctx.config.broker_ip1
+                ),
+            ));
         }
-    }
-    if let Some((t, q)) = transform_delay_level(
-        &mut props,
-        &topic,
-        queue_id,
-        sys_flag,
-        ctx.schedule.max_level(),
-    ) {
-        (topic, queue_id) = (t, q);
+        (topic, queue_id, sys_flag) = to_half_message(&mut props, &topic, queue_id, sys_flag);
+    } else {
+        // Java HookUtils.handleScheduleMessage: an accurate timer, else a delay level
+        let timer = transform_timer(
+            &mut props,
+            &topic,
+            queue_id,
+            sys_flag,
+            crate::broker::now_millis(),
+            ctx.store.config(),
+        );
+        match timer {
+            Ok(Some((t, q))) => (topic, queue_id) = (t, q),
+            Ok(None) => {
+                if let Some((t, q)) = transform_delay_level(
+                    &mut props,
+                    &topic,
+                    queue_id,
+                    sys_flag,
+                    ctx.schedule.max_level(),
+                ) {
+                    (topic, queue_id) = (t, q);
+                }
+            }
+            Err(refusal) => {
+                let code = match refusal {
+                    TimerRefusal::NotEnabled => ResponseCode::SYSTEM_ERROR,
+                    TimerRefusal::Illegal { .. } => ResponseCode::MESSAGE_ILLEGAL,
+                };
+                return Err(refuse(request, code, refusal.remark()));
+            }
+        }
     }
     let properties = props.encode();
     if body.len() > max || properties.len() > MAX_PROPERTIES_LENGTH {
@@ -307,6 +334,19 @@ fn build_message(
         reconsume_times: header.reconsume_times.unwrap_or(0),
         prepared_transaction_offset: 0,
     })
+}
+
+/// Java's test for a prepared (half) message: TRAN_MSG is `true` (any case), except for the
+/// retry sends of clients before 4.6.1 that carried it along with a delay level.
+fn is_prepared(props: &MessageProperties, header: &SendMessageRequestHeader) -> bool {
+    let tran = props
+        .get(PROPERTY_TRANSACTION_PREPARED)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let delay = props
+        .get(PROPERTY_DELAY_TIME_LEVEL)
+        .and_then(|l| l.trim().parse::<i32>().ok())
+        .unwrap_or(0);
+    tran && !(header.reconsume_times.unwrap_or(0) > 0 && delay > 0)
 }
 
 /// Java `handleRetryAndDLQ`: a send to `%RETRY%group` whose reconsume times exceed the group's
@@ -344,12 +384,15 @@ fn retry_to_dlq(
     Ok(Some(dlq))
 }
 
-/// Java `handlePutMessageResult`: the store's status as a response code and remark.
+/// Java `handlePutMessageResult`: the store's status as a response code and remark; the
+/// header carries the offset msgId, the queue asked for (a half message's real queue) and,
+/// as Java's `transactionId`, the message's UNIQ_KEY.
 fn put_result_response(
     ctx: &BrokerContext,
     request: &RemotingCommand,
     result: crate::store::message::PutMessageResult,
     queue_id: i32,
+    transaction_id: Option<String>,
 ) -> RemotingCommand {
     use PutMessageStatus::*;
     let (code, remark) = match result.status {
@@ -386,7 +429,7 @@ fn put_result_response(
             msg_id: append.msg_id,
             queue_id,
             queue_offset: append.logics_offset,
-            transaction_id: None,
+            transaction_id,
             ..Default::default()
         };
         header.write_to(response.ext_mut());
@@ -394,7 +437,7 @@ fn put_result_response(
     response
 }
 
-fn random_queue(write_queue_nums: i32) -> i32 {
+pub(crate) fn random_queue(write_queue_nums: i32) -> i32 {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let n = write_queue_nums.max(1) as u32;
     (NEXT.fetch_add(1, Ordering::Relaxed) % n) as i32

@@ -29,6 +29,7 @@ pub mod query_consume_queue;
 pub mod query_consumer_offset;
 pub mod query_message;
 pub mod query_topic_consume_by_who;
+pub mod reply_message;
 pub mod reset_offset;
 pub mod rpc;
 pub mod search_offset;
@@ -70,6 +71,7 @@ pub use query_consumer_offset::{
 };
 pub use query_message::{QueryMessageRequestHeader, QueryMessageResponseHeader};
 pub use query_topic_consume_by_who::QueryTopicConsumeByWhoRequestHeader;
+pub use reply_message::ReplyMessageRequestHeader;
 pub use reset_offset::ResetOffsetRequestHeader;
 pub use rpc::RpcRequestHeader;
 pub use search_offset::{BoundaryType, SearchOffsetRequestHeader, SearchOffsetResponseHeader};

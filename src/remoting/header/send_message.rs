@@ -48,12 +48,16 @@ pub struct SendMessageRequestHeader {
 }
 
 impl SendMessageRequestHeader {
-    /// `SendMessageRequestHeader.parseRequestHeader`: codes 310 and 320 carry the short keys,
-    /// everything else the long ones.
+    /// `SendMessageRequestHeader.parseRequestHeader`: codes 310, 320 and 325 (reply V2) carry
+    /// the short keys, everything else the long ones.
     pub fn read_for_code(code: i32, ext: &ExtFields) -> Result<Self, RemotingError> {
         let short = matches!(
             RequestCode::from_code(code),
-            Some(RequestCode::SEND_MESSAGE_V2 | RequestCode::SEND_BATCH_MESSAGE)
+            Some(
+                RequestCode::SEND_MESSAGE_V2
+                    | RequestCode::SEND_BATCH_MESSAGE
+                    | RequestCode::SEND_REPLY_MESSAGE_V2
+            )
         );
         if short {
             SendMessageRequestHeaderV2::read_from(ext).map(Self::from)

@@ -125,8 +125,8 @@ public final class Main {
         def("J12", "issue7", 90, "retry: RECONSUME_LATER twice then OK => reconsumeTimes 0,1,2", Main::j12);
         def("J13", "issue7", 120, "DLQ after maxReconsumeTimes=2, content in %DLQ%group", Main::j13);
         def("J14", "issue7", 60, "delay level 3 (3 s) and delayTimeMs 3000", Main::j14);
-        def("J15", "issue7", 90, "transactions commit/rollback/check-back", Main::j15);
-        def("J21", "issue7", 60, "request/reply", Main::j21);
+        def("J15", "data", 90, "transactions commit/rollback/check-back", Main::j15);
+        def("J21", "data", 60, "request/reply", Main::j21);
         Swap.register(); // issue 5: SW-* (driven by compat-tests/swap.sh)
     }
 
