@@ -474,3 +474,29 @@ fn garbage_checkpoint_loses_nothing_and_does_not_set_the_clock() {
         );
     });
 }
+
+#[test]
+fn one_topic_directory_missing_stays_deleted_after_a_normal_stop_like_java() {
+    // A topic whose consume queues were deleted (admin deleteTopic) is not brought back by a
+    // clean restart: Java re-dispatches nothing at or below the other queues' max (J07's records
+    // come after J04's). After an abnormal stop Java re-dispatches the newest file, so J04's
+    // records there come back.
+    for stop in [Stop::Normal, Stop::Abnormal] {
+        let Some(t) = Twin::new() else { return };
+        std::fs::remove_dir_all(t.path("consumequeue/J04_fixture_t")).unwrap();
+        if stop == Stop::Abnormal {
+            std::fs::write(t.path("abort"), b"1").unwrap();
+        }
+        let store = MessageStore::open(t.cfg.clone()).unwrap();
+        assert!(store.wait_dispatched(Duration::from_secs(10)));
+        assert_eq!(store.max_phy_offset(), t.end());
+        for r in &t.truth {
+            let g = store.get_message(&r.topic, r.queue_id, r.queue_offset, 1, 1 << 20, None);
+            let back = r.topic != "J04_fixture_t" || stop == Stop::Abnormal;
+            assert_eq!(g.status == GetMessageStatus::FOUND, back, "{stop:?} {r:?}");
+            if back {
+                assert_eq!(&g.messages[0][..], &r.bytes[..]);
+            }
+        }
+    }
+}

@@ -14,7 +14,7 @@ use super::commitlog::recovery as clr;
 use super::commitlog::CommitLog;
 use super::config::MessageStoreConfig;
 use super::consumequeue::ConsumeQueueTable;
-use super::dispatch::reput::reput_until;
+use super::dispatch::reput::redispatch_until;
 use super::error::{Result, StoreError};
 use super::flush::group_commit::GroupCommitQueue;
 use super::index::IndexService;
@@ -182,7 +182,14 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
             to = process,
             "re-dispatching commit log to consume queues and index"
         );
-        let n = reput_until(inner, process, false)?;
+        // Normal stop: records Java would not re-dispatch (at or below the queues' old max) only
+        // complete queues that exist, so a topic deleted before the stop stays deleted.
+        let create_from = if abnormal || dispatch_from < 0 {
+            i64::MIN
+        } else {
+            dispatch_from
+        };
+        let n = redispatch_until(inner, process, false, create_from)?;
         tracing::info!(units = n, "re-dispatch done");
     }
     inner.reput_offset.store(process, Ordering::Release);
