@@ -171,12 +171,14 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .unwrap_or_default();
     let run = |name: &str| filter.is_empty() || name == filter;
-    if run("async") {
-        for size in [128, 1024, 16 * 1024] {
-            async_case(size, 1);
+    if run("async") || run("async128") {
+        for writers in [1, 8] {
+            for size in [128, 1024, 16 * 1024] {
+                if run("async") || (size == 128 && writers == 1) {
+                    async_case(size, writers);
+                }
+            }
         }
-        async_case(128, 8);
-        async_case(1024, 8);
     }
     if run("sync") {
         sync_case(64);

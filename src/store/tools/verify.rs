@@ -35,7 +35,8 @@ pub fn verify(cfg: &MessageStoreConfig, progress: Progress<'_>) -> Result<Report
     let cq_ends = verify_consume_queues(cfg, &sp, &cl, &mut rep, progress)?;
     missing_units(cfg, &sp, &seen, &cq_ends, &mut rep);
     let index_end = verify_index(cfg, &sp, &cl, &mut rep, progress)?;
-    if let Some(last_keyed) = seen.last_keyed.filter(|&k| k > index_end) {
+    let index_expected = cfg.message_index_enable;
+    if let Some(last_keyed) = seen.last_keyed.filter(|&k| index_expected && k > index_end) {
         let newest = list_numeric(&sp.index_dir()).pop().map(|(_, p)| p);
         rep.problems.push(Problem {
             offset: if newest.is_some() { 24 } else { 0 },
