@@ -484,6 +484,12 @@ fn one_topic_directory_missing_stays_deleted_after_a_normal_stop_like_java() {
     for stop in [Stop::Normal, Stop::Abnormal] {
         let Some(t) = Twin::new() else { return };
         std::fs::remove_dir_all(t.path("consumequeue/J04_fixture_t")).unwrap();
+        let rep = t.verify();
+        assert!(
+            rep.is_ok(),
+            "a deleted topic is no damage: {:#?}",
+            rep.problems
+        );
         if stop == Stop::Abnormal {
             std::fs::write(t.path("abort"), b"1").unwrap();
         }

@@ -82,8 +82,9 @@ impl Seen {
     }
 }
 
-/// Records whose consume-queue unit is missing (cut, torn or deleted queue files): reported at
-/// the byte where the first missing unit belongs.
+/// Records whose consume-queue unit is missing (cut or torn units): reported at the byte where
+/// the first missing unit belongs. A queue without a directory is a deleted topic (recovery does
+/// not bring it back either) unless `consumequeue/` is missing or empty as a whole.
 fn missing_units(
     cfg: &MessageStoreConfig,
     sp: &StorePaths,
@@ -93,11 +94,14 @@ fn missing_units(
 ) {
     let file_size = cfg.mapped_file_size_consume_queue as i64;
     let per_file = (file_size / CQ_UNIT_SIZE as i64).max(1);
+    let all_gone = std::fs::read_dir(sp.consume_queue_root())
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(true);
     let mut queues: Vec<_> = seen.next_queue_offset.iter().collect();
     queues.sort();
     for ((topic, qid), &next) in queues {
         let have = cq_ends.get(&(topic.clone(), *qid)).copied().unwrap_or(0);
-        if have >= next {
+        if have >= next || !(all_gone || sp.consume_queue_dir(topic, *qid).exists()) {
             continue;
         }
         let file_start = have / per_file * per_file * CQ_UNIT_SIZE as i64;
