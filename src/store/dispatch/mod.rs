@@ -71,6 +71,9 @@ pub(crate) fn dispatch_record(
     } else {
         None
     };
+    // Recovery re-dispatch: a record its queue already holds costs one comparison, not a
+    // properties scan.
+    let cq = cq.filter(|q| notify || phy + rec.total_size as i64 > q.max_physic_offset());
     if let Some(cq) = cq {
         let tags = tags_code(rec, &inner.delay_levels);
         let unit = CqUnit {
