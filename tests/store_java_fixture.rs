@@ -2,7 +2,8 @@
 //! scenarios, clean stop) must verify clean, open without truncation, serve every queue and key, keep its config
 //! JSON readable, and accept appends that still verify.
 
-use std::io::Read;
+mod store_common;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -11,42 +12,11 @@ use rmqd::store::config_files::{
     self, ConsumerOffsetWrapper, SubscriptionGroupWrapper, TopicConfigSerializeWrapper,
 };
 use rmqd::store::{tools, GetMessageStatus, MessageStore, MessageStoreConfig, PutMessageStatus};
+use store_common::java_fixture::{unpack_from, CLEAN as FIXTURE, KILLED};
 
-const FIXTURE: &str = "tests/fixtures/java-store-clean";
-const KILLED: &str = "tests/fixtures/java-store-killed";
-
-/// Unpacks the gzip-per-file fixture into `dst`; None when the fixture has not been generated.
+/// Unpacks the clean fixture into `dst`; None when the fixture has not been generated.
 fn unpack(dst: &Path) -> Option<MessageStoreConfig> {
     unpack_from(FIXTURE, dst)
-}
-
-fn unpack_from(fixture: &str, dst: &Path) -> Option<MessageStoreConfig> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
-    let manifest = std::fs::read_to_string(src.join("manifest.txt")).ok()?;
-    for line in manifest.lines() {
-        let (path, size) = line.rsplit_once(' ').unwrap();
-        let mut data = Vec::new();
-        let gz = std::fs::File::open(src.join(format!("{path}.gz"))).unwrap();
-        flate2::read::GzDecoder::new(gz)
-            .read_to_end(&mut data)
-            .unwrap();
-        assert_eq!(data.len(), size.parse::<usize>().unwrap(), "{path}");
-        let out = dst.join(path);
-        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        std::fs::write(out, data).unwrap();
-    }
-    let mut cfg = MessageStoreConfig::with_root(dst);
-    for line in std::fs::read_to_string(src.join("broker.conf"))
-        .unwrap()
-        .lines()
-    {
-        if let Some((k, v)) = line.split_once('=') {
-            if !k.starts_with('#') && !k.starts_with("storePath") {
-                cfg.set(k.trim(), v).unwrap();
-            }
-        }
-    }
-    Some(cfg)
 }
 
 #[test]

@@ -72,10 +72,11 @@ impl StoreCheckpoint {
         ]
     }
 
-    /// Java `getMinTimestamp`: `max(0, min(physic, logics) - 3000)`.
+    /// Java `getMinTimestamp`: `max(0, min(physic, logics) - 3000)`, with Java's wrapping `long`
+    /// arithmetic so a garbage checkpoint gives Java's answer instead of an overflow.
     pub fn min_timestamp(&self) -> i64 {
         let v = self.values();
-        (v[0].min(v[1]) - 3000).max(0)
+        v[0].min(v[1]).wrapping_sub(3000).max(0)
     }
 
     /// Java `getMinTimestampIndex`.

@@ -14,7 +14,7 @@ use super::commitlog::recovery as clr;
 use super::commitlog::CommitLog;
 use super::config::MessageStoreConfig;
 use super::consumequeue::ConsumeQueueTable;
-use super::dispatch::reput::reput_until;
+use super::dispatch::reput::redispatch_until;
 use super::error::{Result, StoreError};
 use super::flush::group_commit::GroupCommitQueue;
 use super::index::IndexService;
@@ -124,22 +124,19 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
         .map(|q| q.max_physic_offset())
         .max()
         .unwrap_or(-1);
-    let mut start_idx = if abnormal {
+    // The validation scan starts where Java's does; a lagging index only moves the re-dispatch
+    // start back (scanning more with CRC checks would truncate at damage Java never looks at).
+    let start_idx = if abnormal {
         let min_ts = if inner.cfg.message_index_safe {
             inner.checkpoint.min_timestamp_index()
         } else {
             inner.checkpoint.min_timestamp()
         };
-        clr::abnormal_start_index(&files, min_ts)
-    } else if dispatch_from >= 0 {
-        clr::file_index_for(&files, dispatch_from)
+        clr::abnormal_start_index(&files, min_ts, inner.cfg.check_crc_on_recover)
     } else {
-        0
+        clr::normal_start_index(&files, dispatch_from, inner.cfg.check_crc_on_recover)
     };
     let index_lag = index_resume_offset(inner, index_rebuild_from, dispatch_from);
-    if let Some(off) = index_lag {
-        start_idx = start_idx.min(clr::file_index_for(&files, off));
-    }
     let check_crc = inner.cfg.check_crc_on_recover;
     let t0 = std::time::Instant::now();
     let mut last_ts = 0;
@@ -161,22 +158,18 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
         Some(index) => index.drop_files_past(process)?,
         None => None,
     };
-    // Where dispatch must restart to make consume queues and index complete.
-    let mut reput_start = if abnormal {
-        files.get(start_idx).map(|f| f.from_offset()).unwrap_or(0)
+    // Where dispatch must restart to make consume queues and index complete. Java re-dispatches
+    // from the first scanned file (abnormal) or only records past the consume queues' max
+    // (normal, 5.3.2+). rmqd re-dispatches every scanned record in both modes: units and index
+    // entries already present are skipped, and a consume queue whose tail units were lost (cut
+    // or torn units, or a torn unit of the newest record, which Java's `>` test misses) gets
+    // them back. With no consume queue at all, everything is rebuilt (Java only does that on a
+    // normal start).
+    let scan_start = files.get(start_idx).map(|f| f.from_offset()).unwrap_or(0);
+    let mut reput_start = if dispatch_from < 0 {
+        cl.min_offset()
     } else {
-        let after = inner
-            .cqs
-            .all()
-            .iter()
-            .map(|q| q.max_physic_offset())
-            .max()
-            .unwrap_or(-1);
-        if after >= 0 {
-            after
-        } else {
-            cl.min_offset()
-        }
+        scan_start
     };
     for off in index_lag.into_iter().chain(index_cut) {
         reput_start = reput_start.min(off);
@@ -189,7 +182,14 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
             to = process,
             "re-dispatching commit log to consume queues and index"
         );
-        let n = reput_until(inner, process, false)?;
+        // Normal stop: records Java would not re-dispatch (at or below the queues' old max) only
+        // complete queues that exist, so a topic deleted before the stop stays deleted.
+        let create_from = if abnormal || dispatch_from < 0 {
+            i64::MIN
+        } else {
+            dispatch_from
+        };
+        let n = redispatch_until(inner, process, false, create_from)?;
         tracing::info!(units = n, "re-dispatch done");
     }
     inner.reput_offset.store(process, Ordering::Release);
@@ -203,7 +203,15 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
     for cq in inner.cqs.all() {
         cq.correct_min_offset(min);
     }
-    cl.set_queue_offsets(table, last_ts.max(inner.checkpoint.values()[0]));
+    // STORETIMESTAMP stays non-decreasing across the restart, but a checkpoint time in the future
+    // (garbage) must not become the store time of every new message.
+    let ckpt_ts = inner.checkpoint.values()[0];
+    let ckpt_ts = if ckpt_ts <= super::util::now_ms() {
+        ckpt_ts
+    } else {
+        0
+    };
+    cl.set_queue_offsets(table, last_ts.max(ckpt_ts));
     inner.commitlog.queue.set_flushed_where(process);
     Ok(())
 }

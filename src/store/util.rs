@@ -27,10 +27,14 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// Looks up `key` in an encoded properties blob (`k 0x01 v 0x02 ...`).
+/// Looks up `key` in an encoded properties blob (`k 0x01 v 0x02 ...`). A key present twice
+/// yields its **last** value, as Java's `string2messageProperties` (a HashMap filled in order)
+/// does: Java batches append the batch-level `UNIQ_KEY`/`WAIT` after each message's own, and
+/// dispatch indexes the batch-level one.
 pub fn find_property<'a>(props: &'a [u8], key: &str) -> Option<&'a [u8]> {
     props_iter(props)
-        .find(|(k, _)| *k == key.as_bytes())
+        .filter(|(k, _)| *k == key.as_bytes())
+        .last()
         .map(|(_, v)| v)
 }
 

@@ -1,6 +1,8 @@
 //! Helpers shared by the store integration tests.
 #![allow(dead_code)]
 
+pub mod java_fixture;
+
 use std::net::SocketAddr;
 use std::path::Path;
 

@@ -377,26 +377,32 @@ impl CommitLog {
         pps: &[PatchPoints],
     ) -> Result<(i64, i64, i64), PutMessageStatus> {
         let total = buf.len();
-        let file = match self.writable_file(st, total) {
-            Ok(f) => f,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot create commit-log file");
-                return Err(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
-            }
+        if let Err(e) = self.writable_file(st, total) {
+            tracing::error!(error = %e, "cannot create commit-log file");
+            return Err(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
+        }
+        // Disjoint borrows of the state: the file stays borrowed (no Arc clone per append) and the
+        // queue's counter is looked up once (one hash of the topic).
+        let PutState {
+            queue_offsets,
+            current,
+            last_store_ts,
+        } = st;
+        let Some(file) = current.as_ref() else {
+            return Err(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
         };
-        let store_ts = now.max(st.last_store_ts);
+        let store_ts = now.max(*last_store_ts);
         let tran = sys_flag & sysflag::TRANSACTION_MASK;
         let counts =
             tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE;
-        let base_qo = if counts {
-            st.queue_offsets
-                .get(topic)
-                .and_then(|q| q.get(&queue_id))
-                .copied()
-                .unwrap_or(0)
+        let slot = if counts {
+            queue_offsets
+                .get_mut(topic)
+                .and_then(|q| q.get_mut(&queue_id))
         } else {
-            0
+            None
         };
+        let base_qo = slot.as_deref().copied().unwrap_or(0);
         let base_phys = file.from_offset() + file.wrote_position() as i64;
         for (i, pp) in pps.iter().enumerate() {
             let qo = if counts { base_qo + i as i64 } else { 0 };
@@ -412,42 +418,43 @@ impl CommitLog {
         if file.append(buf).is_none() {
             return Err(PutMessageStatus::UNKNOWN_ERROR);
         }
+        file.set_last_store_timestamp(store_ts);
         if counts {
             let next = base_qo + pps.len() as i64;
-            match st.queue_offsets.get_mut(topic) {
-                Some(q) => {
-                    q.insert(queue_id, next);
-                }
+            match slot {
+                Some(n) => *n = next,
+                // First message of this queue since start.
                 None => {
-                    st.queue_offsets
-                        .insert(topic.to_string(), HashMap::from([(queue_id, next)]));
+                    queue_offsets
+                        .entry(topic.to_string())
+                        .or_default()
+                        .insert(queue_id, next);
                 }
             }
         }
-        st.last_store_ts = store_ts;
-        file.set_last_store_timestamp(store_ts);
+        *last_store_ts = store_ts;
         self.last_store_ts.store(store_ts, Ordering::Release);
         Ok((base_phys, store_ts, base_qo))
     }
 
-    /// The file the next `len` bytes go to; writes the blank record and rolls when needed.
-    fn writable_file(&self, st: &mut PutState, len: usize) -> Result<Arc<MappedFile>> {
+    /// Makes `st.current` a file with room for `len` bytes (plus the minimum blank); writes the
+    /// blank record and rolls when needed.
+    fn writable_file(&self, st: &mut PutState, len: usize) -> Result<()> {
         let file = match st.current.take() {
             Some(f) if !f.is_full() => f,
             _ => self.new_or_last_file()?,
         };
         let remaining = file.remaining();
         if len + END_FILE_MIN_BLANK_LENGTH <= remaining {
-            st.current = Some(Arc::clone(&file));
-            return Ok(file);
+            st.current = Some(file);
+            return Ok(());
         }
         if remaining >= END_FILE_MIN_BLANK_LENGTH {
             file.append(&record::blank_record(remaining));
         }
         file.mark_full();
-        let next = self.new_or_last_file()?;
-        st.current = Some(Arc::clone(&next));
-        Ok(next)
+        st.current = Some(self.new_or_last_file()?);
+        Ok(())
     }
 
     fn new_or_last_file(&self) -> Result<Arc<MappedFile>> {

@@ -26,13 +26,30 @@ pub fn file_index_for(files: &[Arc<MappedFile>], offset: i64) -> usize {
         .unwrap_or(0)
 }
 
+/// Normal-recovery start (Java 5.3.4 `recoverNormally` + `isMappedFileMatchedRecover`): walking
+/// back from the last file (never below file 0), the first whose first record is valid (CRC
+/// included when `check_crc`), has a non-zero STORETIMESTAMP and starts at or below
+/// `dispatch_from` (the consume queues' max physical offset).
+pub fn normal_start_index(files: &[Arc<MappedFile>], dispatch_from: i64, check_crc: bool) -> usize {
+    (1..files.len())
+        .rev()
+        .find(|&i| {
+            let Some(buf) = files[i].read_from(0) else {
+                return false;
+            };
+            matches!(record::decode(buf, check_crc),
+                Ok(Decoded::Record(r)) if r.store_timestamp != 0 && files[i].from_offset() <= dispatch_from)
+        })
+        .unwrap_or(0)
+}
+
 /// Abnormal-recovery start (Java `isMappedFileMatchedRecover`): walking back from the last file,
 /// the first whose first record is valid (with CRC), has a non-zero STORETIMESTAMP and one
-/// `<= min_ts`; file 0 if none.
-pub fn abnormal_start_index(files: &[Arc<MappedFile>], min_ts: i64) -> usize {
+/// `<= min_ts`; file 0 if none. (CRC checked when `checkCRCOnRecover`, as Java.)
+pub fn abnormal_start_index(files: &[Arc<MappedFile>], min_ts: i64, check_crc: bool) -> usize {
     for (i, f) in files.iter().enumerate().rev() {
         let Some(buf) = f.read_from(0) else { continue };
-        if let Ok(Decoded::Record(r)) = record::decode(buf, true) {
+        if let Ok(Decoded::Record(r)) = record::decode(buf, check_crc) {
             if r.store_timestamp != 0 && r.store_timestamp <= min_ts {
                 return i;
             }

@@ -50,18 +50,31 @@ pub fn tags_code(rec: &RecordView<'_>, delay_levels: &[i64]) -> i64 {
     find_property(rec.properties, "TAGS").map_or(0, |t| java_hash_bytes(t) as i64)
 }
 
-/// Dispatches one record: consume queue (NOT/COMMIT types), index, arrival listener.
+/// Dispatches one record: consume queue (NOT/COMMIT types; a missing queue is created only if
+/// `create_queue`), index, arrival listener.
 pub(crate) fn dispatch_record(
     inner: &StoreInner,
     rec: &RecordView<'_>,
     phy: i64,
     notify: bool,
+    create_queue: bool,
 ) -> Result<()> {
     let tran = rec.tran_type();
     let mut arrival = None;
-    if tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE {
-        let topic = rec.topic_str();
-        let cq = inner.cqs.find_or_create(topic, rec.queue_id);
+    let topic = rec.topic_str();
+    let cq = if tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE {
+        if create_queue {
+            Some(inner.cqs.find_or_create(topic, rec.queue_id))
+        } else {
+            inner.cqs.find(topic, rec.queue_id)
+        }
+    } else {
+        None
+    };
+    // Recovery re-dispatch: a record its queue already holds costs one comparison, not a
+    // properties scan.
+    let cq = cq.filter(|q| notify || phy + rec.total_size as i64 > q.max_physic_offset());
+    if let Some(cq) = cq {
         let tags = tags_code(rec, &inner.delay_levels);
         let unit = CqUnit {
             phy_offset: phy,

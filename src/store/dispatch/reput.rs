@@ -13,6 +13,17 @@ use crate::store::StoreInner;
 /// Dispatches records from `inner.reput_offset` up to `limit`. Returns the units dispatched.
 /// Holds `inner.dispatch_lock`: consume queues and the index have exactly one writer at a time.
 pub(crate) fn reput_until(inner: &StoreInner, limit: i64, notify: bool) -> Result<u64> {
+    redispatch_until(inner, limit, notify, i64::MIN)
+}
+
+/// `reput_until` for recovery: records below `create_from` only complete consume queues that
+/// exist (a queue deleted by an admin command is not brought back by a restart).
+pub(crate) fn redispatch_until(
+    inner: &StoreInner,
+    limit: i64,
+    notify: bool,
+    create_from: i64,
+) -> Result<u64> {
     let _single_writer = inner.dispatch_lock.lock();
     let cl = &inner.commitlog;
     let mut n = 0u64;
@@ -46,7 +57,7 @@ pub(crate) fn reput_until(inner: &StoreInner, limit: i64, notify: bool) -> Resul
             match record::decode(&buf[at..], false) {
                 Ok(Decoded::Record(rec)) => {
                     let phy = reput + at as i64;
-                    super::dispatch_record(inner, &rec, phy, notify)?;
+                    super::dispatch_record(inner, &rec, phy, notify, phy >= create_from)?;
                     at += rec.total_size as usize;
                     n += 1;
                 }

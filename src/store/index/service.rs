@@ -91,16 +91,16 @@ impl IndexService {
         if rec.tran_type() == sysflag::TRANSACTION_ROLLBACK_TYPE {
             return Ok(());
         }
-        let uniq = find_property(rec.properties, "UNIQ_KEY");
-        let keys = find_property(rec.properties, "KEYS");
-        if uniq.is_none() && keys.is_none() {
-            return Ok(());
-        }
         let mut files = self.files.lock();
         if let Some(last) = files.last() {
             if last.header.index_count > 1 && phy <= last.header.end_phy_offset {
                 return Ok(());
             }
+        }
+        let uniq = find_property(rec.properties, "UNIQ_KEY");
+        let keys = find_property(rec.properties, "KEYS");
+        if uniq.is_none() && keys.is_none() {
+            return Ok(());
         }
         let all = uniq.into_iter().chain(
             keys.into_iter()

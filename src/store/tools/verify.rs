@@ -1,84 +1,22 @@
-//! Operator tools behind `rmqd store verify|dump <dir>`: offline checks and dumps of a store
-//! directory (taken under the directory's lock, never modifying anything).
+//! `verify`: reads a whole store directory and reports every inconsistency with its file and
+//! byte offset — invalid or torn records and garbage after the end of data, consume-queue units
+//! that disagree with their records or are missing for records, index entries and coverage, and
+//! checkpoint values recovery would misread.
 
-use std::collections::HashSet;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
 
+use super::{list_numeric, CommitLogView, Problem, Progress, Report};
 use crate::store::checkpoint;
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::config::MessageStoreConfig;
 use crate::store::consumequeue::{CqUnit, CQ_UNIT_SIZE};
 use crate::store::dispatch::tags_code;
-use crate::store::error::{Result, StoreError};
+use crate::store::error::Result;
 use crate::store::index::{self, IndexHeader, INDEX_HEADER_SIZE};
 use crate::store::mapped_file::read_only::ReadOnlyMap;
 use crate::store::paths::{self, StorePaths};
 use crate::store::recovery::lock_store;
 use crate::store::util::{find_property, props_iter};
-
-/// One problem: the file, the byte offset inside it, and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub file: PathBuf,
-    pub offset: u64,
-    pub what: String,
-}
-
-/// What `verify` found.
-#[derive(Debug, Clone, Default)]
-pub struct Report {
-    pub commit_log_files: usize,
-    pub records: u64,
-    pub record_bytes: u64,
-    pub blank_records: u64,
-    pub commit_log_end: i64,
-    pub consume_queues: usize,
-    pub cq_units: u64,
-    pub index_files: usize,
-    pub index_entries: u64,
-    /// physic, logics, index timestamps, masterFlushedOffset, confirmPhyOffset.
-    pub checkpoint: [i64; 5],
-    pub abort_present: bool,
-    pub problems: Vec<Problem>,
-}
-
-impl Report {
-    pub fn is_ok(&self) -> bool {
-        self.problems.is_empty()
-    }
-}
-
-/// Progress callback: (phase, done, total).
-pub type Progress<'a> = &'a mut dyn FnMut(&str, u64, u64);
-
-struct CommitLogView {
-    file_size: i64,
-    files: Vec<(i64, PathBuf, ReadOnlyMap)>,
-}
-
-impl CommitLogView {
-    fn record_at(&self, off: i64) -> Option<&[u8]> {
-        let (from, _, map) = self
-            .files
-            .iter()
-            .find(|(f, _, _)| *f <= off && off < f + self.file_size)?;
-        map.get((off - from) as usize..)
-    }
-}
-
-fn list_numeric(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter(|e| e.path().is_file())
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
 
 /// Verifies a store directory: records and CRCs, consume-queue units against records, index
 /// entries and chains, checkpoint. Sizes come from `cfg` (use the broker's config).
@@ -92,26 +30,139 @@ pub fn verify(cfg: &MessageStoreConfig, progress: Progress<'_>) -> Result<Report
         abort_present: sp.abort().exists(),
         ..Default::default()
     };
-    let cl = verify_commit_log(cfg, &sp, &mut rep, progress)?;
-    verify_consume_queues(cfg, &sp, &cl, &mut rep, progress)?;
-    verify_index(cfg, &sp, &cl, &mut rep, progress)?;
-    if let Ok(b) = std::fs::read(sp.checkpoint()) {
-        rep.checkpoint = checkpoint::decode(&b);
-        if b.len() != checkpoint::CHECKPOINT_SIZE {
-            rep.problems.push(Problem {
-                file: sp.checkpoint(),
-                offset: 0,
-                what: format!("checkpoint is {} bytes, expected 4096", b.len()),
-            });
+    let mut seen = Seen::default();
+    let cl = verify_commit_log(cfg, &sp, &mut rep, &mut seen, progress)?;
+    let cq_ends = verify_consume_queues(cfg, &sp, &cl, &mut rep, progress)?;
+    missing_units(cfg, &sp, &seen, &cq_ends, &mut rep);
+    let index_end = verify_index(cfg, &sp, &cl, &mut rep, progress)?;
+    let index_expected = cfg.message_index_enable;
+    if let Some(last_keyed) = seen.last_keyed.filter(|&k| index_expected && k > index_end) {
+        let newest = list_numeric(&sp.index_dir()).pop().map(|(_, p)| p);
+        rep.problems.push(Problem {
+            offset: if newest.is_some() { 24 } else { 0 },
+            file: newest.unwrap_or_else(|| sp.index_dir()),
+            what: format!(
+                "records with keys up to commit-log offset {last_keyed} are not indexed (index ends at {index_end}); recovery must rebuild the index"
+            ),
+        });
+    }
+    verify_checkpoint(&sp, &mut rep);
+    Ok(rep)
+}
+
+/// What the commit-log pass learnt for the later checks.
+#[derive(Default)]
+struct Seen {
+    /// (topic, queue id) -> next queue offset per the records.
+    next_queue_offset: HashMap<(String, i32), i64>,
+    /// Offset of the newest record that carries an index key.
+    last_keyed: Option<i64>,
+}
+
+impl Seen {
+    fn record(&mut self, r: &record::RecordView<'_>, off: i64) {
+        use crate::store::message::sysflag;
+        let tran = r.tran_type();
+        if tran != sysflag::TRANSACTION_ROLLBACK_TYPE
+            && (find_property(r.properties, "UNIQ_KEY").is_some()
+                || find_property(r.properties, "KEYS").is_some())
+        {
+            self.last_keyed = Some(off);
+        }
+        // Only plain one-unit records: not half/rollback, not inner batches (0x80).
+        if (tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE)
+            && r.sys_flag & 0x80 == 0
+        {
+            let next = self
+                .next_queue_offset
+                .entry((r.topic_str().to_string(), r.queue_id))
+                .or_insert(0);
+            *next = (*next).max(r.queue_offset + 1);
         }
     }
-    Ok(rep)
+}
+
+/// Records whose consume-queue unit is missing (cut or torn units): reported at the byte where
+/// the first missing unit belongs. A queue without a directory is a deleted topic (recovery does
+/// not bring it back either) unless `consumequeue/` is missing or empty as a whole.
+fn missing_units(
+    cfg: &MessageStoreConfig,
+    sp: &StorePaths,
+    seen: &Seen,
+    cq_ends: &HashMap<(String, i32), i64>,
+    rep: &mut Report,
+) {
+    let file_size = cfg.mapped_file_size_consume_queue as i64;
+    let per_file = (file_size / CQ_UNIT_SIZE as i64).max(1);
+    let all_gone = std::fs::read_dir(sp.consume_queue_root())
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(true);
+    let mut queues: Vec<_> = seen.next_queue_offset.iter().collect();
+    queues.sort();
+    for ((topic, qid), &next) in queues {
+        let have = cq_ends.get(&(topic.clone(), *qid)).copied().unwrap_or(0);
+        if have >= next || !(all_gone || sp.consume_queue_dir(topic, *qid).exists()) {
+            continue;
+        }
+        let file_start = have / per_file * per_file * CQ_UNIT_SIZE as i64;
+        rep.problems.push(Problem {
+            file: sp
+                .consume_queue_dir(topic, *qid)
+                .join(paths::offset_file_name(file_start)),
+            offset: (have * CQ_UNIT_SIZE as i64 - file_start) as u64,
+            what: format!(
+                "consume queue {topic}/{qid} ends at unit {have} but the commit log has records up to queue offset {}",
+                next - 1
+            ),
+        });
+    }
+}
+
+/// Checkpoint size and timestamps: negative or future values make abnormal recovery start at
+/// the wrong file; an all-zero page with data present makes it rescan everything.
+fn verify_checkpoint(sp: &StorePaths, rep: &mut Report) {
+    let Ok(b) = std::fs::read(sp.checkpoint()) else {
+        return;
+    };
+    rep.checkpoint = checkpoint::decode(&b);
+    let mut bad = |offset: u64, what: String| {
+        rep.problems.push(Problem {
+            file: sp.checkpoint(),
+            offset,
+            what,
+        })
+    };
+    if b.len() != checkpoint::CHECKPOINT_SIZE {
+        bad(0, format!("checkpoint is {} bytes, expected 4096", b.len()));
+    }
+    let horizon = crate::store::util::now_ms() + 86_400_000;
+    let names = [
+        "physicMsgTimestamp",
+        "logicsMsgTimestamp",
+        "indexMsgTimestamp",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let v = rep.checkpoint[i];
+        if !(0..=horizon).contains(&v) {
+            bad(
+                (i * 8) as u64,
+                format!("{name} {v} is not a plausible time"),
+            );
+        }
+    }
+    if rep.records > 0 && rep.checkpoint[..3].iter().all(|&v| v == 0) {
+        bad(
+            0,
+            "checkpoint timestamps are all zero while the commit log has records; an abnormal recovery rescans the whole commit log".into(),
+        );
+    }
 }
 
 fn verify_commit_log(
     cfg: &MessageStoreConfig,
     sp: &StorePaths,
     rep: &mut Report,
+    seen: &mut Seen,
     progress: Progress<'_>,
 ) -> Result<CommitLogView> {
     let file_size = cfg.mapped_file_size_commit_log as i64;
@@ -175,6 +226,7 @@ fn verify_commit_log(
                         });
                     }
                     last_ts = r.store_timestamp;
+                    seen.record(&r, off);
                     rep.records += 1;
                     rep.record_bytes += r.total_size as u64;
                     pos += r.total_size as usize;
@@ -186,6 +238,16 @@ fn verify_commit_log(
                 }
                 Ok(Decoded::End) => {
                     ended = true;
+                    if let Some(nz) = map[pos..].iter().position(|&b| b != 0) {
+                        rep.problems.push(Problem {
+                            file: path.clone(),
+                            offset: pos as u64,
+                            what: format!(
+                                "garbage after the last valid record (unknown magic, first non-zero byte at {}); recovery ends the data here",
+                                pos + nz
+                            ),
+                        });
+                    }
                 }
                 Err(e) => {
                     rep.problems.push(Problem {
@@ -208,7 +270,8 @@ fn verify_consume_queues(
     cl: &CommitLogView,
     rep: &mut Report,
     progress: Progress<'_>,
-) -> Result<()> {
+) -> Result<HashMap<(String, i32), i64>> {
+    let mut ends = HashMap::new();
     let delay = cfg.delay_levels_ms();
     let cl_min = cl.files.first().map(|f| f.0).unwrap_or(0);
     let topics = std::fs::read_dir(sp.consume_queue_root())
@@ -226,6 +289,9 @@ fn verify_consume_queues(
                 continue;
             };
             rep.consume_queues += 1;
+            // Queue offset after the last unit recovery keeps (it stops at the first invalid unit).
+            let mut end: Option<i64> = None;
+            let mut stopped = false;
             for (name, path) in list_numeric(&q.path()) {
                 let Some(from) = paths::parse_offset_file_name(&name) else {
                     rep.problems.push(Problem {
@@ -240,16 +306,25 @@ fn verify_consume_queues(
                     rep.problems.push(Problem {
                         file: path.clone(),
                         offset: 0,
-                        what: format!("size {} != mappedFileSizeConsumeQueue", map.len()),
+                        what: format!(
+                            "size {} != mappedFileSizeConsumeQueue {} (Java refuses to load the store)",
+                            map.len(),
+                            cfg.mapped_file_size_consume_queue
+                        ),
                     });
                 }
+                if stopped {
+                    continue;
+                }
+                let first = from / CQ_UNIT_SIZE as i64;
+                end = Some(end.unwrap_or(first));
+                let mut full = map.len() == cfg.mapped_file_size_consume_queue as usize;
                 for (k, chunk) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
-                    let Some(u) = CqUnit::decode(chunk) else {
+                    let Some(u) = CqUnit::decode(chunk).filter(|u| u.is_valid()) else {
+                        full = false;
                         break;
                     };
-                    if !u.is_valid() {
-                        break;
-                    }
+                    end = Some(first + k as i64 + 1);
                     rep.cq_units += 1;
                     if u.size == i32::MAX || u.phy_offset < cl_min {
                         continue;
@@ -290,10 +365,14 @@ fn verify_consume_queues(
                         ))),
                     }
                 }
+                stopped = !full;
+            }
+            if let Some(end) = end {
+                ends.insert((topic.clone(), qid), end);
             }
         }
     }
-    Ok(())
+    Ok(ends)
 }
 
 fn verify_index(
@@ -302,7 +381,8 @@ fn verify_index(
     cl: &CommitLogView,
     rep: &mut Report,
     progress: Progress<'_>,
-) -> Result<()> {
+) -> Result<i64> {
+    let mut covered_to = -1;
     let slots = cfg.max_hash_slot_num as usize;
     let names = list_numeric(&sp.index_dir());
     let total = names.len() as u64;
@@ -321,6 +401,7 @@ fn verify_index(
         }
         rep.index_files += 1;
         let h = IndexHeader::decode(&map[..INDEX_HEADER_SIZE]);
+        covered_to = covered_to.max(h.end_phy_offset);
         let base = INDEX_HEADER_SIZE + slots * 4;
         for n in 1..h.index_count.max(1) {
             let ep = base + n as usize * 20;
@@ -371,124 +452,5 @@ fn verify_index(
             }
         }
     }
-    Ok(())
-}
-
-/// What `dump` prints.
-#[derive(Debug, Clone)]
-pub enum DumpTarget {
-    /// Records from a commit-log offset, at most `limit`.
-    CommitLog { from: i64, limit: usize },
-    /// Units of one consume queue.
-    ConsumeQueue { topic: String, queue_id: i32 },
-    /// Header and entries of every index file.
-    Index,
-    /// The checkpoint fields.
-    Checkpoint,
-}
-
-/// Dumps part of a store directory as text lines.
-pub fn dump(cfg: &MessageStoreConfig, what: &DumpTarget, out: &mut dyn Write) -> Result<()> {
-    let sp = StorePaths::new(
-        &cfg.store_path_root_dir,
-        cfg.store_path_commit_log.as_deref(),
-    );
-    let _lock = lock_store(&sp)?;
-    let io = |e: std::io::Error| StoreError::io(sp.root(), e);
-    match what {
-        DumpTarget::Checkpoint => {
-            let b =
-                std::fs::read(sp.checkpoint()).map_err(|e| StoreError::io(sp.checkpoint(), e))?;
-            let v = checkpoint::decode(&b);
-            writeln!(out, "physicMsgTimestamp={}\nlogicsMsgTimestamp={}\nindexMsgTimestamp={}\nmasterFlushedOffset={}\nconfirmPhyOffset={}", v[0], v[1], v[2], v[3], v[4]).map_err(io)?;
-        }
-        DumpTarget::CommitLog { from, limit } => {
-            let fs = cfg.mapped_file_size_commit_log as i64;
-            let mut off = *from;
-            let mut n = 0;
-            while n < *limit {
-                let start = off - off.rem_euclid(fs);
-                let path = sp.commit_log_dir().join(paths::offset_file_name(start));
-                let Ok(map) = ReadOnlyMap::open(&path) else {
-                    break;
-                };
-                let Some(buf) = map.get((off - start) as usize..) else {
-                    break;
-                };
-                match record::decode(buf, true) {
-                    Ok(Decoded::Record(r)) => {
-                        let props: Vec<String> = props_iter(r.properties)
-                            .map(|(k, v)| {
-                                format!(
-                                    "{}={}",
-                                    String::from_utf8_lossy(k),
-                                    String::from_utf8_lossy(v)
-                                )
-                            })
-                            .collect();
-                        writeln!(out, "offset={off} size={} magic={:#x} topic={} queueId={} queueOffset={} sysFlag={} bornTs={} storeTs={} bodyLen={} bodyCrc={} props={{{}}}",
-                            r.total_size, r.magic as u32, r.topic_str(), r.queue_id, r.queue_offset, r.sys_flag, r.born_timestamp, r.store_timestamp, r.body.len(), r.body_crc, props.join(", ")).map_err(io)?;
-                        off += r.total_size as i64;
-                        n += 1;
-                    }
-                    Ok(Decoded::Blank) => {
-                        writeln!(out, "offset={off} BLANK").map_err(io)?;
-                        off = start + fs;
-                    }
-                    Ok(Decoded::End) => {
-                        writeln!(out, "offset={off} END").map_err(io)?;
-                        break;
-                    }
-                    Err(e) => {
-                        writeln!(out, "offset={off} INVALID {e}").map_err(io)?;
-                        break;
-                    }
-                }
-            }
-        }
-        DumpTarget::ConsumeQueue { topic, queue_id } => {
-            for (name, path) in list_numeric(&sp.consume_queue_dir(topic, *queue_id)) {
-                let from = paths::parse_offset_file_name(&name).unwrap_or(0);
-                let map = ReadOnlyMap::open(&path)?;
-                for (k, c) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
-                    let Some(u) = CqUnit::decode(c) else { break };
-                    if !u.is_valid() {
-                        break;
-                    }
-                    let qo = (from + (k * CQ_UNIT_SIZE) as i64) / CQ_UNIT_SIZE as i64;
-                    writeln!(
-                        out,
-                        "queueOffset={qo} phyOffset={} size={} tagsCode={}",
-                        u.phy_offset, u.size, u.tags_code
-                    )
-                    .map_err(io)?;
-                }
-            }
-        }
-        DumpTarget::Index => {
-            let slots = cfg.max_hash_slot_num as usize;
-            for (name, path) in list_numeric(&sp.index_dir()) {
-                let map = ReadOnlyMap::open(&path)?;
-                let h = IndexHeader::decode(map.get(..INDEX_HEADER_SIZE).unwrap_or(&[]));
-                writeln!(out, "file={name} {h:?}").map_err(io)?;
-                let base = INDEX_HEADER_SIZE + slots * 4;
-                for n in 1..h.index_count.max(1) {
-                    let ep = base + n as usize * 20;
-                    let Some(e) = map.get(ep..ep + 20) else { break };
-                    let mut p = [0u8; 8];
-                    p.copy_from_slice(&e[4..12]);
-                    writeln!(
-                        out,
-                        "  entry={n} hash={} phyOffset={} timeDiff={} prev={}",
-                        i32::from_be_bytes([e[0], e[1], e[2], e[3]]),
-                        i64::from_be_bytes(p),
-                        i32::from_be_bytes([e[12], e[13], e[14], e[15]]),
-                        i32::from_be_bytes([e[16], e[17], e[18], e[19]])
-                    )
-                    .map_err(io)?;
-                }
-            }
-        }
-    }
-    Ok(())
+    Ok(covered_to)
 }
