@@ -29,6 +29,9 @@ import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.PullResult;
 import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.LocalTransactionState;
+import org.apache.rocketmq.client.producer.TransactionListener;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.TopicConfig;
@@ -198,7 +201,19 @@ final class Swap {
             long sentAt = System.currentTimeMillis();
             String delayId = Main.sendOk(p, dm).getMsgId();
             Files.write(state(c, "pending"), Arrays.asList(timerId + "\t" + due, delayId + "\t" + (sentAt + 60_000)));
-            extra = "; a timer and a delay-level message pending for 60 s";
+            // and three transactions: committed, rolled back, and one left open (UNKNOW) for the next broker
+            TransactionMQProducer tp = txProducer(c, LocalTransactionState.UNKNOW, null);
+            List<String> tx = new ArrayList<>();
+            for (String act : new String[] {"commit", "rollback", "open"}) {
+                Message m = new Message(td, "tx", "sw" + act, Main.bytes("tx " + act));
+                m.putUserProperty("act", act);
+                SendResult r = tp.sendMessageInTransaction(m, null);
+                Main.check(r.getSendStatus() == SendStatus.SEND_OK, act + " half message: " + r.getSendStatus());
+                tx.add(act + "\t" + r.getMsgId());
+            }
+            tp.shutdown();
+            Files.write(state(c, "tx"), tx);
+            extra = "; a timer, a delay-level (1 min) and an open transaction pending";
         }
         return expect + " messages in 3 topics, 2 groups committed, store contents saved" + extra;
     }
@@ -414,8 +429,55 @@ final class Swap {
             + post.size() + " new, 0 again)" + pending;
     }
 
-    /** The timer and delay-level messages SW-WRITE left pending arrive on the second broker, not early. */
+    /**
+     * A transactional producer of the swap's group: "commit"/"rollback" decide at once; anything else answers
+     * {@code local}; a check-back answers COMMIT for "open" when {@code checks} collects them, else UNKNOW.
+     */
+    static TransactionMQProducer txProducer(Main.Ctx c, LocalTransactionState local, Map<String, Integer> checks)
+        throws Exception {
+        TransactionMQProducer tp = new TransactionMQProducer("SWTP_" + c.runId);
+        tp.setNamesrvAddr(c.ns);
+        tp.setInstanceName("swtp_" + System.nanoTime());
+        tp.setTransactionListener(new TransactionListener() {
+            @Override
+            public LocalTransactionState executeLocalTransaction(Message msg, Object arg) {
+                switch (msg.getUserProperty("act")) {
+                    case "commit":
+                        return LocalTransactionState.COMMIT_MESSAGE;
+                    case "rollback":
+                        return LocalTransactionState.ROLLBACK_MESSAGE;
+                    default:
+                        return local;
+                }
+            }
+
+            @Override
+            public LocalTransactionState checkLocalTransaction(MessageExt msg) {
+                if (checks == null) {
+                    return LocalTransactionState.UNKNOW;
+                }
+                String act = msg.getUserProperty("act");
+                checks.merge(act, 1, Integer::sum);
+                return "open".equals(act) ? LocalTransactionState.COMMIT_MESSAGE : LocalTransactionState.ROLLBACK_MESSAGE;
+            }
+        });
+        tp.start();
+        c.closers.add(tp::shutdown);
+        return tp;
+    }
+
+    /**
+     * What SW-WRITE left pending arrives on the second broker: the timer and delay-level messages not early, the
+     * open transaction once the new broker checks it back (answered COMMIT), the rolled-back one never.
+     */
     static String verifyPending(Main.Ctx c) throws Exception {
+        Map<String, Integer> checks = new ConcurrentHashMap<>();
+        txProducer(c, LocalTransactionState.UNKNOW, checks); // online before the new broker's first check
+        Map<String, String> tx = new HashMap<>();
+        for (String l : Files.readAllLines(state(c, "tx"))) {
+            String[] f = l.split("\t");
+            tx.put(f[0], f[1]);
+        }
         Map<String, Long> due = new LinkedHashMap<>();
         for (String l : Files.readAllLines(state(c, "pending"))) {
             String[] f = l.split("\t");
@@ -425,6 +487,7 @@ final class Swap {
         c.waitRoute(topicD(c), 1, 30_000);
         Main.Collector col = c.consumeAll("SWGD_" + c.runId, topicD(c), "*");
         col.awaitIds(due.keySet(), Math.max(0, latest - System.currentTimeMillis()) + 40_000, "pending timer/delay messages");
+        col.awaitIds(Arrays.asList(tx.get("commit"), tx.get("open")), 60_000, "committed and checked-back transactions");
         List<String> out = new ArrayList<>();
         for (Map.Entry<String, Long> e : due.entrySet()) {
             MessageExt m = col.byUniq.get(e.getKey());
@@ -432,8 +495,11 @@ final class Swap {
             Main.check(late >= -1000, m.getTags() + " message delivered " + (-late) + " ms early");
             out.add(m.getTags() + " +" + late + " ms");
         }
-        Thread.sleep(1000);
-        return "pending timer and delay messages delivered (" + String.join(", ", out) + ", " + col.total.get() + " deliveries)";
+        Thread.sleep(3000);
+        Main.check(!col.byUniq.containsKey(tx.get("rollback")), "the rolled-back transaction was delivered");
+        Main.check(checks.containsKey("open"), "the open transaction was committed without a check-back: " + checks);
+        return "pending timer and delay messages delivered (" + String.join(", ", out) + ", " + col.total.get()
+            + " deliveries), open transaction checked back and committed (checks " + checks + "), rolled-back one never";
     }
 
     // ------------------------------------------------------------------ SW-LOAD / SW-LOADVERIFY
