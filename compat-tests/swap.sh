@@ -29,7 +29,7 @@ swap_conf() {
     echo "# Java's default levels: level 5 = 1 min, pending while the store changes hands"
     echo "messageDelayLevel=1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
     echo "# an open transaction must outlive the first broker's check-backs until the second one asks"
-    echo "transactionCheckMax=30"; } >> "$1/broker.conf"
+    echo "transactionCheckMax=100"; } >> "$1/broker.conf"
 }
 
 # subs_result <from_line> <ids...> : "PASS<TAB>details" when every sub-scenario recorded after from_line passed.

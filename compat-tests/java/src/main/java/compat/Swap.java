@@ -319,6 +319,10 @@ final class Swap {
     // ------------------------------------------------------------------ SW-VERIFY
     static String verify(Main.Ctx c) throws Exception {
         String ta = topicA(c), tb = topicB(c), tc = topicC(c);
+        Map<String, Integer> checks = new ConcurrentHashMap<>();
+        if (Files.exists(state(c, "tx"))) {
+            txProducer(c, LocalTransactionState.UNKNOW, checks); // online for the new broker's check-backs
+        }
         // topics: loaded from topics.json and registered with the NameServer by the second broker
         c.waitRoute(ta, 4, 30_000);
         c.waitRoute(tb, 2, 30_000);
@@ -422,7 +426,7 @@ final class Swap {
         }
         String pending = "";
         if (Files.exists(state(c, "pending"))) {
-            pending = "; " + verifyPending(c);
+            pending = "; " + verifyPending(c, checks);
         }
         return want.size() + " messages identical in every field, topics + group config kept, " + keysFound + "/5 keys, "
             + viewed + " old offset msgIds, " + viewedByUniq + " unique keys found, group resumed at its offsets ("
@@ -458,7 +462,7 @@ final class Swap {
                 }
                 String act = msg.getUserProperty("act");
                 checks.merge(act, 1, Integer::sum);
-                return "open".equals(act) ? LocalTransactionState.COMMIT_MESSAGE : LocalTransactionState.ROLLBACK_MESSAGE;
+                return "rollback".equals(act) ? LocalTransactionState.ROLLBACK_MESSAGE : LocalTransactionState.COMMIT_MESSAGE;
             }
         });
         tp.start();
@@ -470,9 +474,7 @@ final class Swap {
      * What SW-WRITE left pending arrives on the second broker: the timer and delay-level messages not early, the
      * open transaction once the new broker checks it back (answered COMMIT), the rolled-back one never.
      */
-    static String verifyPending(Main.Ctx c) throws Exception {
-        Map<String, Integer> checks = new ConcurrentHashMap<>();
-        txProducer(c, LocalTransactionState.UNKNOW, checks); // online before the new broker's first check
+    static String verifyPending(Main.Ctx c, Map<String, Integer> checks) throws Exception {
         Map<String, String> tx = new HashMap<>();
         for (String l : Files.readAllLines(state(c, "tx"))) {
             String[] f = l.split("\t");
