@@ -320,8 +320,8 @@ async fn timer_message_delivered_at_its_time_once_across_a_restart() {
         let (_, _, topic, props) =
             pull_first(&mut c, "TT", 0, Duration::from_secs(10)).expect("first timer delivered");
         let waited = t0.elapsed();
-        // 2500 ms rounded down to the 1 s precision: due between 1.5 s and 2.5 s after the send
-        assert!(waited >= Duration::from_millis(1400), "early: {waited:?}");
+        // never before the 2500 ms asked (Java reads a 1 s slot once it has passed)
+        assert!(waited >= Duration::from_millis(2500), "early: {waited:?}");
         assert_eq!(topic, "TT");
         assert!(props.contains("UNIQ_KEY\u{1}T1"), "{props:?}");
         for p in [

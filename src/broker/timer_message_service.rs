@@ -3,7 +3,8 @@
 //! them (`HookUtils.transformTimerMessage`): stored in `rmq_sys_wheel_timer` queue 0 with
 //! `TIMER_OUT_MS` (the delivery time rounded down to `timerPrecisionMs`), `REAL_TOPIC` and
 //! `REAL_QID`; when due they are put back to their topic with `TIMER_ENQUEUE_MS` and
-//! `TIMER_DEQUEUE_MS`, as `TimerMessageStore.convert` does.
+//! `TIMER_DEQUEUE_MS`, as `TimerMessageStore.convert` does, once the precision slot holding
+//! `TIMER_OUT_MS` has passed (so at or after the time asked, within the precision).
 //!
 //! The Java broker keeps its pending timers in a time wheel (`timerwheel`, `timerlog/`); rmqd
 //! keeps them in memory, rebuilt at start from the timer queue, and its progress in
@@ -283,15 +284,18 @@ impl TimerMessageService {
         self.persist_logged();
     }
 
-    /// Puts every timer due at `now` back to its topic, in (time, offset) order.
+    /// Puts every timer due at `now` back to its topic, in (time, offset) order. A timer's slot
+    /// (`TIMER_OUT_MS`, rounded down) is read once the clock has passed the whole slot, as
+    /// Java's wheel does (`currReadTimeMs < currWriteTimeMs`): never before the asked time.
     fn deliver_due(&self, now: i64) {
+        let precision = self.store.config().timer_precision_ms.max(1);
         loop {
             let next = {
                 let st = self.state.lock();
                 st.pending.iter().next().map(|(k, v)| (*k, *v))
             };
             let Some((key, phy)) = next else { return };
-            if key.0 > now {
+            if key.0 + precision > now {
                 return;
             }
             if !self.deliver_one(phy, now) {
