@@ -149,6 +149,6 @@ impl SubscriptionGroupManager {
 
     pub fn persist(&self) -> Result<(), String> {
         self.file
-            .persist(&config_files::to_fastjson_pretty(&self.wrapper()))
+            .persist(|| config_files::to_fastjson_pretty(&self.wrapper()))
     }
 }

@@ -141,7 +141,7 @@ impl ConsumerOffsetManager {
             }
             *dirty = false;
         }
-        self.file.persist(&self.encode())
+        self.file.persist(|| self.encode())
     }
 
     /// The Java shape, `{"dataVersion":…,"groupTopicMap":…,"offsetTable":{"topic@group":{"0":12}}}`

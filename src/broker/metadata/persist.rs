@@ -4,15 +4,23 @@
 
 use std::path::{Path, PathBuf};
 
+use parking_lot::Mutex;
+
 use crate::store::config_files;
 
 pub struct JsonFile {
     path: PathBuf,
+    /// One write at a time: writes share the temp file, and a snapshot taken later must not be
+    /// overwritten by an older one.
+    write: Mutex<()>,
 }
 
 impl JsonFile {
     pub fn new(path: PathBuf) -> Self {
-        Self { path }
+        Self {
+            path,
+            write: Mutex::new(()),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -24,7 +32,9 @@ impl JsonFile {
         Ok(config_files::load(&self.path))
     }
 
-    pub fn persist(&self, text: &str) -> Result<(), String> {
-        config_files::persist(&self.path, text).map_err(|e| e.to_string())
+    /// Writes the text `snapshot` returns, taken while holding the file's write lock.
+    pub fn persist(&self, snapshot: impl FnOnce() -> String) -> Result<(), String> {
+        let _one_writer = self.write.lock();
+        config_files::persist(&self.path, &snapshot()).map_err(|e| e.to_string())
     }
 }

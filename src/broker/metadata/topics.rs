@@ -144,17 +144,18 @@ impl TopicConfigManager {
     /// Writes `topics.json` in the shape the Java broker reads.
     pub fn persist(&self) -> Result<(), String> {
         // the file holds no mapping fields (Java's TopicConfigManager.encode)
-        let wrapper = config_files::types::TopicConfigSerializeWrapper {
-            topic_config_table: self
-                .table
-                .read()
-                .iter()
-                .map(|(k, v)| (k.clone(), (**v).clone()))
-                .collect(),
-            data_version: self.data_version(),
-        };
-        self.file
-            .persist(&config_files::to_fastjson_pretty(&wrapper))
+        self.file.persist(|| {
+            let wrapper = config_files::types::TopicConfigSerializeWrapper {
+                topic_config_table: self
+                    .table
+                    .read()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), (**v).clone()))
+                    .collect(),
+                data_version: self.data_version(),
+            };
+            config_files::to_fastjson_pretty(&wrapper)
+        })
     }
 }
 

@@ -321,7 +321,12 @@ final class Swap {
         String ta = topicA(c), tb = topicB(c), tc = topicC(c);
         Map<String, Integer> checks = new ConcurrentHashMap<>();
         if (Files.exists(state(c, "tx"))) {
-            txProducer(c, LocalTransactionState.UNKNOW, checks); // online for the new broker's check-backs
+            // online for the new broker's check-backs: a producer is known to a broker only from its heartbeats,
+            // which go to the brokers of the topics it has used — so use the topic, then heartbeat at once
+            TransactionMQProducer tp = txProducer(c, LocalTransactionState.UNKNOW, checks);
+            c.waitRoute(topicD(c), 1, 30_000);
+            Main.sendOk(tp, new Message(topicD(c), "warm", Main.bytes("route warm-up")));
+            tp.getDefaultMQProducerImpl().getmQClientFactory().sendHeartbeatToAllBrokerWithLock();
         }
         // topics: loaded from topics.json and registered with the NameServer by the second broker
         c.waitRoute(ta, 4, 30_000);
