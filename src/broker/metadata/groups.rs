@@ -152,3 +152,32 @@ impl SubscriptionGroupManager {
             .persist(|| config_files::to_fastjson_pretty(&self.wrapper()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pulls of new groups arriving together each auto-create and persist: every write must
+    /// succeed and the file must hold every group.
+    #[test]
+    fn concurrent_auto_creates_all_persist() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config/subscriptionGroup.json");
+        let m = Arc::new(SubscriptionGroupManager::load(path.clone(), true).unwrap());
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let m = m.clone();
+                std::thread::spawn(move || {
+                    for i in 0..20 {
+                        m.find_or_create(&format!("G{t}_{i}")).expect("auto-create");
+                    }
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        for t in 0..8 {
+            assert!(text.contains(&format!("\"G{t}_19\"")), "G{t}_19 missing");
+        }
+    }
+}
