@@ -259,3 +259,68 @@ async fn refusals_carry_java_codes() {
     .unwrap();
     broker.shutdown().await;
 }
+
+/// A pull carrying a subscription version newer than the broker's (the Java client bumps it on
+/// every rebalance, then its heartbeat can be dropped): Java answers SUBSCRIPTION_NOT_LATEST. rmqd
+/// keeps that answer whenever the broker's expression could filter out a message the newer one
+/// wants, and serves the pull when its subscription is TAG `*`, which delivers every message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn newer_subscription_version_is_refused_unless_the_subscription_is_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "SV_ALL", "1");
+        create_topic(&mut c, "SV_TAG", "1");
+        assert_eq!(send_v2(&mut c, "SV_ALL", 0, b"a", "TAGS\u{1}A\u{2}").code, 0);
+        assert_eq!(send_v2(&mut c, "SV_TAG", 0, b"b", "TAGS\u{1}A\u{2}").code, 0);
+        let sub = |topic: &str, expr: &str, code: i64| {
+            format!(
+                r#"{{"classFilterMode":false,"codeSet":[{code}],"expressionType":"TAG","subString":"{expr}","subVersion":1000,"tagsSet":["{expr}"],"topic":"{topic}"}}"#
+            )
+        };
+        let body = format!(
+            r#"{{"clientID":"c1","consumerDataSet":[{{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET","consumeType":"CONSUME_PASSIVELY","groupName":"SVG","messageModel":"CLUSTERING","subscriptionDataSet":[{},{}],"unitMode":false}}],"producerDataSet":[]}}"#,
+            sub("SV_ALL", "*", 42),
+            sub("SV_TAG", "A", 65)
+        );
+        let mut hb = req(RequestCode::HEART_BEAT, &[]);
+        hb.body = bytes::Bytes::from(body).into();
+        c.send(&hb);
+        // the broker may ask NOTIFY_CONSUMER_IDS_CHANGED before it answers
+        let r = std::iter::from_fn(|| c.recv()).find(|f| f.is_response()).unwrap();
+        assert_eq!(r.code, 0, "heartbeat: {:?}", r.remark);
+        let pull_v = |c: &mut RawClient, topic: &str, version: &str| {
+            c.call(&req(
+                RequestCode::PULL_MESSAGE,
+                &[
+                    ("consumerGroup", "SVG"),
+                    ("topic", topic),
+                    ("queueId", "0"),
+                    ("queueOffset", "0"),
+                    ("maxMsgNums", "32"),
+                    ("sysFlag", "0"),
+                    ("commitOffset", "0"),
+                    ("suspendTimeoutMillis", "0"),
+                    ("subVersion", version),
+                    ("expressionType", "TAG"),
+                ],
+            ))
+        };
+        for topic in ["SV_ALL", "SV_TAG"] {
+            let r = pull_v(&mut c, topic, "1000");
+            assert_eq!(r.code, 0, "{topic} at the broker's version: {:?}", r.remark);
+            assert_eq!(records(&r.body.to_bytes()).len(), 1);
+        }
+        let r = pull_v(&mut c, "SV_ALL", "2000");
+        assert_eq!(r.code, 0, "newer version on `*`: {:?}", r.remark);
+        assert_eq!(records(&r.body.to_bytes())[0].1, b"a");
+        let r = pull_v(&mut c, "SV_TAG", "2000");
+        assert_eq!(r.code, ResponseCode::SUBSCRIPTION_NOT_LATEST.code());
+        assert_eq!(r.remark.as_deref(), Some("the consumer's subscription not latest"));
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

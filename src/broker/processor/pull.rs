@@ -13,6 +13,7 @@ use crate::common::filter::{SqlFilter, SQL92};
 use crate::common::properties::Properties;
 use crate::common::tag::TagFilter;
 use crate::common::topic::{is_readable, TopicConfig};
+use crate::remoting::body::subscription_data::SubscriptionData;
 use crate::remoting::command::Body;
 use crate::remoting::header::pull_message::{PullMessageRequestHeader, PullMessageResponseHeader};
 use crate::remoting::header::CommandHeader;
@@ -101,6 +102,21 @@ fn check(
     Ok((tc, filter))
 }
 
+/// A pull whose subscription version is newer than the broker's is answered SUBSCRIPTION_NOT_LATEST
+/// by Java, so that the broker never filters with an expression the client has since replaced.
+/// The Java client bumps the version on every rebalance and then sends a heartbeat that it drops
+/// when its periodic heartbeat holds the lock at that moment: the consumer then stalls until the
+/// next heartbeat, up to 30 s (apache/rocketmq#3434). rmqd, answering the rebalance's requests
+/// faster, meets that race more often. When the broker's subscription is TAG `*` and the pull
+/// asks for TAG filtering, no newer expression can need a message the broker would deliver
+/// anyway (both clients filter tags again on their side), so the pull is served.
+fn newer_version_changes_nothing(sub: &SubscriptionData, h: &PullMessageRequestHeader) -> bool {
+    let is_tag = |t: &str| t.is_empty() || t == "TAG";
+    is_tag(&sub.expression_type)
+        && sub.sub_string.trim() == "*"
+        && is_tag(h.expression_type.as_deref().unwrap_or(""))
+}
+
 fn subscription_filter(
     ctx: &BrokerContext,
     request: &RemotingCommand,
@@ -122,7 +138,7 @@ fn subscription_filter(
             };
             return Err(refuse(request, code, remark.to_string()));
         };
-        if sub.sub_version < h.sub_version {
+        if sub.sub_version < h.sub_version && !newer_version_changes_nothing(&sub, h) {
             return Err(refuse(
                 request,
                 ResponseCode::SUBSCRIPTION_NOT_LATEST,
