@@ -8,29 +8,13 @@ use std::time::{Duration, Instant};
 
 use rmqd::broker::BrokerController;
 use rmqd::remoting::{RemotingCommand, RequestCode, ResponseCode};
-use support::RawClient;
+use support::{create_topic, RawClient};
 
 async fn start(dir: &std::path::Path) -> BrokerController {
     support::start_broker(dir, &[]).await
 }
 
 use support::request as req;
-
-fn create_topic(c: &mut RawClient, topic: &str, queues: &str) {
-    let r = c.call(&req(
-        RequestCode::UPDATE_AND_CREATE_TOPIC,
-        &[
-            ("topic", topic),
-            ("defaultTopic", "TBW102"),
-            ("readQueueNums", queues),
-            ("writeQueueNums", queues),
-            ("perm", "6"),
-            ("topicFilterType", "SINGLE_TAG"),
-            ("order", "false"),
-        ],
-    ));
-    assert_eq!(r.code, 0, "create topic: {:?}", r.remark);
-}
 
 fn send_v2(
     c: &mut RawClient,
@@ -106,7 +90,7 @@ async fn send_then_pull_with_tags_offsets_and_queries() {
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "T1", "2");
+        create_topic(&mut c, "T1", 2);
         for i in 0..10 {
             let tag = if i % 2 == 0 { "A" } else { "B" };
             let props = format!("TAGS\u{1}{tag}\u{2}KEYS\u{1}k{i}\u{2}UNIQ_KEY\u{1}U{i:030}\u{2}");
@@ -196,7 +180,7 @@ async fn long_poll_is_woken_by_a_send() {
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut setup = RawClient::connect(addr);
-        create_topic(&mut setup, "LP", "1");
+        create_topic(&mut setup, "LP", 1);
         let waiter = std::thread::spawn(move || {
             let mut c = RawClient::connect(addr);
             let started = Instant::now();
@@ -231,7 +215,7 @@ async fn refusals_carry_java_codes() {
         assert_eq!(forbidden.code, ResponseCode::NO_PERMISSION.code());
         let auto = send_v2(&mut c, "AutoCreated", -1, b"x", "");
         assert_eq!(auto.code, 0, "auto-create from TBW102: {:?}", auto.remark);
-        create_topic(&mut c, "Q2", "2");
+        create_topic(&mut c, "Q2", 2);
         let bad_queue = send_v2(&mut c, "Q2", 9, b"x", "");
         assert_eq!(bad_queue.code, ResponseCode::INVALID_PARAMETER.code());
         let missing = c.call(&req(RequestCode::SEND_MESSAGE_V2, &[("b", "Q2")]));
@@ -271,8 +255,8 @@ async fn newer_subscription_version_is_refused_unless_the_subscription_is_star()
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "SV_ALL", "1");
-        create_topic(&mut c, "SV_TAG", "1");
+        create_topic(&mut c, "SV_ALL", 1);
+        create_topic(&mut c, "SV_TAG", 1);
         assert_eq!(send_v2(&mut c, "SV_ALL", 0, b"a", "TAGS\u{1}A\u{2}").code, 0);
         assert_eq!(send_v2(&mut c, "SV_TAG", 0, b"b", "TAGS\u{1}A\u{2}").code, 0);
         let sub = |topic: &str, expr: &str, code: i64| {
@@ -287,9 +271,7 @@ async fn newer_subscription_version_is_refused_unless_the_subscription_is_star()
         );
         let mut hb = req(RequestCode::HEART_BEAT, &[]);
         hb.body = bytes::Bytes::from(body).into();
-        c.send(&hb);
-        // the broker may ask NOTIFY_CONSUMER_IDS_CHANGED before it answers
-        let r = std::iter::from_fn(|| c.recv()).find(|f| f.is_response()).unwrap();
+        let r = c.call_past_requests(&hb);
         assert_eq!(r.code, 0, "heartbeat: {:?}", r.remark);
         let pull_v = |c: &mut RawClient, topic: &str, version: &str| {
             c.call(&req(

@@ -9,29 +9,12 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use rmqd::remoting::{RemotingCommand, RequestCode, ResponseCode};
-use support::{request as req, RawClient};
+use support::{create_topic, request as req, RawClient};
 
 /// Far longer than any answer may take: a pull answered after this was not woken.
 const SUSPEND_MS: i64 = 20_000;
 /// Generous bound for "woken by the arrival" on a loaded 2-core box.
 const WOKEN_WITHIN: Duration = Duration::from_secs(8);
-
-fn create_topic(c: &mut RawClient, topic: &str, queues: i32) {
-    let q = queues.to_string();
-    let r = c.call(&req(
-        RequestCode::UPDATE_AND_CREATE_TOPIC,
-        &[
-            ("topic", topic),
-            ("defaultTopic", "TBW102"),
-            ("readQueueNums", &q),
-            ("writeQueueNums", &q),
-            ("perm", "6"),
-            ("topicFilterType", "SINGLE_TAG"),
-            ("order", "false"),
-        ],
-    ));
-    assert_eq!(r.code, 0, "create topic: {:?}", r.remark);
-}
 
 fn send_cmd(topic: &str, queue: i32, body: &[u8], tag: &str) -> RemotingCommand {
     let q = queue.to_string();

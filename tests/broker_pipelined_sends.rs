@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use rmqd::remoting::codec::encode_frame;
 use rmqd::remoting::{RemotingCommand, RequestCode, ResponseCode};
-use support::{request as req, RawClient};
+use support::{create_topic, request as req, RawClient};
 
 const CONNS: usize = 4;
 const PER_CONN: usize = 200;
@@ -20,23 +20,6 @@ const BODY: usize = 16 * 1024;
 const QUEUES: i32 = 8;
 /// Generous on a loaded 2-core box; a stall shows as tens of seconds or a read timeout.
 const ALL_ACKED_WITHIN: Duration = Duration::from_secs(30);
-
-fn create_topic(c: &mut RawClient, topic: &str) {
-    let q = QUEUES.to_string();
-    let r = c.call(&req(
-        RequestCode::UPDATE_AND_CREATE_TOPIC,
-        &[
-            ("topic", topic),
-            ("defaultTopic", "TBW102"),
-            ("readQueueNums", &q),
-            ("writeQueueNums", &q),
-            ("perm", "6"),
-            ("topicFilterType", "SINGLE_TAG"),
-            ("order", "false"),
-        ],
-    ));
-    assert_eq!(r.code, 0, "create topic: {:?}", r.remark);
-}
 
 fn send_cmd(topic: &str, queue: i32, opaque: i32, body: &[u8]) -> RemotingCommand {
     let q = queue.to_string();
@@ -101,7 +84,7 @@ async fn pipelined_16k_sends_are_all_acknowledged_while_other_requests_are_serve
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut admin = RawClient::connect(addr);
-        create_topic(&mut admin, "PIPE");
+        create_topic(&mut admin, "PIPE", QUEUES);
         let started = Instant::now();
         let senders: Vec<_> = (0..CONNS)
             .map(|conn| std::thread::spawn(move || pipeline(addr, conn)))

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use rmqd::broker::BrokerController;
 use rmqd::remoting::body::lock_batch::{LockBatchRequestBody, LockBatchResponseBody};
 use rmqd::remoting::{RemotingCommand, RequestCode};
-use support::RawClient;
+use support::{create_topic, RawClient};
 
 async fn start(dir: &std::path::Path) -> BrokerController {
     support::start_broker(dir, &[("messageDelayLevel", "1s 2s 1s 3s")]).await
@@ -94,22 +94,6 @@ fn pull_first(
     }
 }
 
-fn create_topic(c: &mut RawClient, topic: &str) {
-    let r = c.call(&req(
-        RequestCode::UPDATE_AND_CREATE_TOPIC,
-        &[
-            ("topic", topic),
-            ("defaultTopic", "TBW102"),
-            ("readQueueNums", "1"),
-            ("writeQueueNums", "1"),
-            ("perm", "6"),
-            ("topicFilterType", "SINGLE_TAG"),
-            ("order", "false"),
-        ],
-    ));
-    assert_eq!(r.code, 0, "{:?}", r.remark);
-}
-
 fn lock(c: &mut RawClient, client: &str, queues: &[i32]) -> Vec<i32> {
     let body = LockBatchRequestBody {
         client_id: client.into(),
@@ -167,7 +151,7 @@ async fn delay_level_message_reaches_its_topic_after_the_delay() {
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "DT");
+        create_topic(&mut c, "DT", 1);
         let t0 = Instant::now();
         let r = send(&mut c, "DT", 0, "DELAY\u{1}2\u{2}UNIQ_KEY\u{1}D1\u{2}", "0");
         assert_eq!(r.code, 0, "{:?}", r.remark);
@@ -201,7 +185,7 @@ async fn pending_delayed_message_survives_a_restart_and_is_not_delivered_early()
     let t0 = Instant::now();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "RT");
+        create_topic(&mut c, "RT", 1);
         let r = send(&mut c, "RT", 0, "DELAY\u{1}4\u{2}UNIQ_KEY\u{1}R1\u{2}", "0");
         assert_eq!(r.code, 0, "{:?}", r.remark);
     })
@@ -248,7 +232,7 @@ async fn send_back_goes_to_retry_then_to_dlq_and_retry_send_over_max_goes_to_dlq
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "BT");
+        create_topic(&mut c, "BT", 1);
         assert_eq!(send(&mut c, "BT", 0, "UNIQ_KEY\u{1}B1\u{2}", "0").code, 0);
         let (phys, times, _, _) = pull_first(&mut c, "BT", 0, Duration::from_secs(5)).unwrap();
         assert_eq!(times, 0);
@@ -297,7 +281,7 @@ async fn timer_message_delivered_at_its_time_once_across_a_restart() {
     let t0 = Instant::now();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "TT");
+        create_topic(&mut c, "TT", 1);
         let r = send(
             &mut c,
             "TT",

@@ -7,7 +7,7 @@ mod support;
 use rmqd::broker::{BrokerConfig, BrokerController};
 use rmqd::remoting::{RemotingCommand, RequestCode, ResponseCode};
 use rmqd::store::config::MessageStoreConfig;
-use support::RawClient;
+use support::{create_topic, RawClient};
 
 async fn start(dir: &std::path::Path, enable_property_filter: bool) -> BrokerController {
     let config = BrokerConfig {
@@ -30,22 +30,6 @@ fn req(code: RequestCode, pairs: &[(&str, &str)]) -> RemotingCommand {
         cmd.ext_mut().insert(*k, *v);
     }
     cmd
-}
-
-fn create_topic(c: &mut RawClient, topic: &str) {
-    let r = c.call(&req(
-        RequestCode::UPDATE_AND_CREATE_TOPIC,
-        &[
-            ("topic", topic),
-            ("defaultTopic", "TBW102"),
-            ("readQueueNums", "1"),
-            ("writeQueueNums", "1"),
-            ("perm", "6"),
-            ("topicFilterType", "SINGLE_TAG"),
-            ("order", "false"),
-        ],
-    ));
-    assert_eq!(r.code, 0, "create topic: {:?}", r.remark);
 }
 
 fn send(c: &mut RawClient, topic: &str, props: &str) {
@@ -144,7 +128,7 @@ async fn sql92_pull_delivers_only_matching_properties() {
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "S");
+        create_topic(&mut c, "S", 1);
         for i in 0..10 {
             send(&mut c, "S", &format!("a\u{1}{i}\u{2}TAGS\u{1}s\u{2}"));
         }
@@ -189,7 +173,7 @@ async fn sql92_is_refused_when_property_filter_is_disabled() {
     let addr = broker.local_addr();
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
-        create_topic(&mut c, "S");
+        create_topic(&mut c, "S", 1);
         let check = check_client_config(&mut c, "a > 5");
         assert_eq!(check.code, ResponseCode::SYSTEM_ERROR.code());
         assert_eq!(

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rmqd::broker::BrokerController;
 use rmqd::remoting::{RemotingCommand, RequestCode};
-use support::{request as req, RawClient, Record};
+use support::{create_topic, request as req, RawClient, Record};
 
 const HALF: &str = "RMQ_SYS_TRANS_HALF_TOPIC";
 const OP: &str = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
@@ -129,23 +129,6 @@ fn pull(c: &mut RawClient, topic: &str, queue: i32, offset: i64, within: Duratio
     }
 }
 
-fn create_topic(c: &mut RawClient, topic: &str, queues: i32) {
-    let n = queues.to_string();
-    let r = c.call(&req(
-        RequestCode::UPDATE_AND_CREATE_TOPIC,
-        &[
-            ("topic", topic),
-            ("defaultTopic", "TBW102"),
-            ("readQueueNums", &n),
-            ("writeQueueNums", &n),
-            ("perm", "6"),
-            ("topicFilterType", "SINGLE_TAG"),
-            ("order", "false"),
-        ],
-    ));
-    assert_eq!(r.code, 0, "{:?}", r.remark);
-}
-
 fn end_transaction(
     c: &mut RawClient,
     group: &str,
@@ -197,18 +180,6 @@ fn heartbeat(c: &mut RawClient, client_id: &str, producer_group: &str) {
     cmd.body = bytes::Bytes::from(body).into();
     let r = c.call(&cmd);
     assert_eq!(r.code, 0, "{:?}", r.remark);
-}
-
-/// Sends `cmd` and returns its response, passing over broker→client requests (check-backs)
-/// that arrive in between.
-fn call_past_requests(c: &mut RawClient, cmd: &RemotingCommand) -> RemotingCommand {
-    c.send(cmd);
-    loop {
-        let f = c.recv().expect("connection closed before the answer");
-        if f.is_response() {
-            return f;
-        }
-    }
 }
 
 fn ext(r: &RemotingCommand, key: &str) -> String {
@@ -402,7 +373,7 @@ async fn unanswered_half_message_is_checked_back_then_committed_from_the_check()
         assert_eq!(body.phys_offset, commit_log_offset);
 
         let commit = end_transaction_request("PG", 1, commit_log_offset, 8, true);
-        let r = call_past_requests(&mut c, &commit);
+        let r = c.call_past_requests(&commit);
         assert_eq!(r.code, 0, "{:?}", r.remark);
         let mut reader = RawClient::connect(addr);
         let committed = pull(&mut reader, "TC", 1, 0, Duration::from_secs(5));

@@ -62,6 +62,18 @@ impl RawClient {
         self.recv().expect("connection closed before the answer")
     }
 
+    /// Sends `cmd` and returns its response, passing over the requests the broker may send first
+    /// (NOTIFY_CONSUMER_IDS_CHANGED after a heartbeat, transaction check-backs).
+    pub fn call_past_requests(&mut self, cmd: &RemotingCommand) -> RemotingCommand {
+        self.send(cmd);
+        loop {
+            let f = self.recv().expect("connection closed before the answer");
+            if f.is_response() {
+                return f;
+            }
+        }
+    }
+
     /// True when the server closes the connection within the read timeout.
     pub fn is_closed_by_server(&mut self) -> bool {
         let mut chunk = [0u8; 64];
@@ -118,6 +130,24 @@ pub fn request(code: rmqd::remoting::RequestCode, pairs: &[(&str, &str)]) -> Rem
         cmd.ext_mut().insert(*k, *v);
     }
     cmd
+}
+
+/// UPDATE_AND_CREATE_TOPIC with `queues` read and write queues, perm 6; asserts success.
+pub fn create_topic(c: &mut RawClient, topic: &str, queues: i32) {
+    let q = queues.to_string();
+    let r = c.call(&request(
+        rmqd::remoting::RequestCode::UPDATE_AND_CREATE_TOPIC,
+        &[
+            ("topic", topic),
+            ("defaultTopic", "TBW102"),
+            ("readQueueNums", &q),
+            ("writeQueueNums", &q),
+            ("perm", "6"),
+            ("topicFilterType", "SINGLE_TAG"),
+            ("order", "false"),
+        ],
+    ));
+    assert_eq!(r.code, 0, "create topic {topic}: {:?}", r.remark);
 }
 
 /// One stored record of a pull/query body (store-format.md §2.1).
