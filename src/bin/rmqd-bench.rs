@@ -385,7 +385,22 @@ struct SendResult {
     codes: HashMap<String, u64>,
 }
 
+/// CPU seconds (user + system, all threads) this process has used so far: fields 14 and 15 of
+/// `/proc/self/stat`, in USER_HZ ticks (100 on every Linux architecture this runs on).
+fn own_cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|x| x.parse::<u64>().ok())
+        .sum();
+    ticks as f64 / 100.0
+}
+
 async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
+    let cpu0 = own_cpu_secs();
     let addr = a.s("addr", "127.0.0.1:10911");
     let topic = a.s("topic", "BenchTopic");
     let mode = a.s("mode", "sync");
@@ -550,6 +565,9 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
         "consume_tps": if consume_secs > 0.0 { n_consumed as f64 / consume_secs } else { 0.0 },
         "e2e_us": e2e.json(),
         "count_mismatch": mismatch,
+        // the generator's own CPU over the run; near `--threads` x run time means it, not the
+        // broker, limited the throughput
+        "generator_cpu_s": own_cpu_secs() - cpu0,
     });
     Ok((v, mismatch))
 }
