@@ -120,6 +120,13 @@ async fn send_then_pull_with_tags_offsets_and_queries() {
         assert_eq!(recs[3].0, 3);
         assert_eq!(recs[3].1, b"body-3");
         assert!(recs[3].2.contains("KEYS\u{1}k3"));
+        // the broker's own keys, as Java's buildMsgContext adds them to every message sent
+        for key in [
+            "MSG_REGION\u{1}DefaultRegion\u{2}",
+            "TRACE_ON\u{1}true\u{2}",
+        ] {
+            assert!(recs[3].2.contains(key), "{key:?} in {:?}", recs[3].2);
+        }
         assert_eq!(all.ext("nextBeginOffset"), Some("10"));
 
         let only_a = pull(&mut c, "T1", 0, 0, 0x4, "A", 0);
@@ -282,9 +289,10 @@ async fn newer_subscription_version_is_refused_unless_the_subscription_is_star()
                     ("queueId", "0"),
                     ("queueOffset", "0"),
                     ("maxMsgNums", "32"),
-                    ("sysFlag", "0"),
+                    // suspend: dispatch to the consume queue is asynchronous
+                    ("sysFlag", "2"),
                     ("commitOffset", "0"),
-                    ("suspendTimeoutMillis", "0"),
+                    ("suspendTimeoutMillis", "3000"),
                     ("subVersion", version),
                     ("expressionType", "TAG"),
                 ],

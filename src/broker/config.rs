@@ -60,6 +60,12 @@ pub struct BrokerConfig {
     pub enable_property_filter: bool,
     /// Refuse half (transactional) messages with NO_PERMISSION (Java default false).
     pub reject_transaction_message: bool,
+    /// Stored as MSG_REGION in every sent message and answered in every send response (Java
+    /// default `DefaultRegion`).
+    pub region_id: String,
+    /// Stored as TRACE_ON in every sent message and answered in every send response (Java
+    /// default true).
+    pub trace_on: bool,
     /// ms a half message is left alone before its first check-back (Java default 6 000).
     pub transaction_time_out: u64,
     /// Check-backs per half message before it is discarded (Java default 15).
@@ -106,6 +112,8 @@ impl Default for BrokerConfig {
             rebalance_lock_max_live_time: 60_000,
             enable_property_filter: false,
             reject_transaction_message: false,
+            region_id: "DefaultRegion".into(),
+            trace_on: true,
             transaction_time_out: 6_000,
             transaction_check_max: 15,
             transaction_check_interval: 30_000,
@@ -156,6 +164,8 @@ impl BrokerConfig {
             "enablePropertyFilter" => self.enable_property_filter = boolean(key, v)?,
             "useServerSideResetOffset" => self.use_server_side_reset_offset = boolean(key, v)?,
             "rejectTransactionMessage" => self.reject_transaction_message = boolean(key, v)?,
+            "regionId" => self.region_id = v.to_string(),
+            "traceOn" => self.trace_on = boolean(key, v)?,
             "transactionTimeOut" => self.transaction_time_out = num(key, v)?,
             "transactionCheckMax" => self.transaction_check_max = num(key, v)?,
             "transactionCheckInterval" => self.transaction_check_interval = num(key, v)?,
@@ -251,6 +261,8 @@ impl BrokerConfig {
                 self.use_server_side_reset_offset.to_string(),
             ),
             kv("traceTopicEnable", self.trace_topic_enable.to_string()),
+            kv("regionId", self.region_id.clone()),
+            kv("traceOn", self.trace_on.to_string()),
             kv(
                 "rejectTransactionMessage",
                 self.reject_transaction_message.to_string(),

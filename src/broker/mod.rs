@@ -73,8 +73,17 @@ impl BrokerContext {
         self.broker_permission.load(Ordering::Relaxed)
     }
 
-    pub fn region_id(&self) -> &'static str {
-        "DefaultRegion"
+    pub fn region_id(&self) -> &str {
+        &self.config.region_id
+    }
+
+    /// `traceOn` as Java writes it: `"true"` / `"false"`.
+    pub fn trace_on(&self) -> &'static str {
+        if self.config.trace_on {
+            "true"
+        } else {
+            "false"
+        }
     }
 
     /// `<brokerClusterName>_REPLY_TOPIC`, where replies of request/reply are sent (Java

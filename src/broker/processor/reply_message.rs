@@ -9,12 +9,11 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::send::{check_message, random_queue, with_trace_keys};
+use super::send::{check_message, random_queue, stamp_region_and_trace, with_trace_keys};
 use crate::broker::server::Connection;
 use crate::broker::{now_millis, BrokerContext};
 use crate::common::message::{
-    PROPERTY_MESSAGE_REPLY_TO_CLIENT, PROPERTY_MSG_REGION, PROPERTY_PUSH_REPLY_TIME, PROPERTY_TAGS,
-    PROPERTY_TRACE_SWITCH,
+    PROPERTY_MESSAGE_REPLY_TO_CLIENT, PROPERTY_PUSH_REPLY_TIME, PROPERTY_TAGS,
 };
 use crate::common::properties::Properties;
 use crate::common::tag::tag_hash;
@@ -45,10 +44,7 @@ pub async fn send_reply_message(
     };
     // Java's `buildMsgContext` writes these into the header's properties first, so both the
     // pushed and the stored reply carry them.
-    let mut props = Properties::decode(header.properties.as_deref().unwrap_or(""));
-    props.insert(PROPERTY_MSG_REGION, ctx.region_id());
-    props.insert(PROPERTY_TRACE_SWITCH, "true");
-    header.properties = Some(props.encode());
+    stamp_region_and_trace(ctx, &mut header.properties);
     let tc = match check_message(ctx, conn, request, &header) {
         Ok(tc) => tc,
         Err(r) => return with_trace_keys(ctx, r),

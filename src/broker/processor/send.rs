@@ -14,8 +14,9 @@ use crate::broker::timer_message_service::{transform_timer, TimerRefusal};
 use crate::broker::transaction::to_half_message;
 use crate::broker::BrokerContext;
 use crate::common::message::{
-    MULTI_TAGS_FLAG, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_TAGS,
-    PROPERTY_TRANSACTION_PREPARED, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+    MULTI_TAGS_FLAG, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_MSG_REGION,
+    PROPERTY_TAGS, PROPERTY_TRACE_SWITCH, PROPERTY_TRANSACTION_PREPARED,
+    PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
 };
 use crate::common::properties::Properties as MessageProperties;
 use crate::common::tag::tag_hash;
@@ -37,13 +38,14 @@ pub async fn send_message(
     conn: &Connection,
     request: RemotingCommand,
 ) -> RemotingCommand {
-    let header = match SendMessageRequestHeader::read_for_code(
+    let mut header = match SendMessageRequestHeader::read_for_code(
         request.code,
         request.ext_fields.as_ref().unwrap_or(&Default::default()),
     ) {
         Ok(h) => h,
         Err(e) => return with_trace_keys(ctx, BrokerError::from(e).into_response(&request)),
     };
+    stamp_region_and_trace(ctx, &mut header.properties);
     let response = match check_and_put(ctx, conn, &request, &header).await {
         Ok(r) | Err(r) => r,
     };
@@ -56,9 +58,19 @@ pub(crate) fn with_trace_keys(
     mut response: RemotingCommand,
 ) -> RemotingCommand {
     let ext = response.ext_mut();
-    ext.insert("MSG_REGION", ctx.region_id());
-    ext.insert("TRACE_ON", "true");
+    ext.insert(PROPERTY_MSG_REGION, ctx.region_id());
+    ext.insert(PROPERTY_TRACE_SWITCH, ctx.trace_on());
     response
+}
+
+/// Java's `buildMsgContext` puts MSG_REGION and TRACE_ON into the properties of every message
+/// sent (and of a batch's own properties, which it appends to each inner message), so consumers
+/// read them back and the stored record carries them.
+pub(crate) fn stamp_region_and_trace(ctx: &BrokerContext, properties: &mut Option<String>) {
+    let mut props = MessageProperties::decode(properties.as_deref().unwrap_or(""));
+    props.insert(PROPERTY_MSG_REGION, ctx.region_id());
+    props.insert(PROPERTY_TRACE_SWITCH, ctx.trace_on());
+    *properties = Some(props.encode());
 }
 
 fn refuse(
