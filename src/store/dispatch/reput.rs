@@ -1,9 +1,9 @@
 //! `ReputMessageService`: one thread tailing the commit log from the reput offset up to the
 //! confirm offset and dispatching every record.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::sync::atomic::{fence, AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::{JoinHandle, Thread};
 use std::time::Duration;
 
 use crate::store::commitlog::record::{self, Decoded};
@@ -83,6 +83,38 @@ pub(crate) fn redispatch_until(
     }
 }
 
+/// Lets a put wake the dispatch thread at once instead of at its next 1 ms poll (Java's reput
+/// thread only polls). Costs a put one atomic load; the unpark happens only when the thread has
+/// gone idle, once per idle spell.
+#[derive(Default)]
+pub(crate) struct ReputWaker {
+    idle: AtomicBool,
+    thread: OnceLock<Thread>,
+}
+
+impl ReputWaker {
+    /// Called after records became readable (appended under ASYNC_FLUSH, flushed under SYNC).
+    pub(crate) fn wake(&self) {
+        fence(Ordering::SeqCst);
+        if self.idle.load(Ordering::Relaxed) && self.idle.swap(false, Ordering::AcqRel) {
+            if let Some(t) = self.thread.get() {
+                t.unpark();
+            }
+        }
+    }
+
+    /// The dispatch thread, idle: sleeps up to 1 ms unless `more` (re-checked after announcing
+    /// the sleep, so a put in between is never missed for longer than that 1 ms bound).
+    fn sleep_unless(&self, more: impl Fn() -> bool) {
+        self.idle.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if !more() {
+            std::thread::park_timeout(Duration::from_millis(1));
+        }
+        self.idle.store(false, Ordering::Relaxed);
+    }
+}
+
 /// The dispatch thread.
 pub struct ReputMessageService {
     stop: Arc<AtomicBool>,
@@ -96,7 +128,12 @@ impl ReputMessageService {
         let s = Arc::clone(&stop);
         let handle = std::thread::Builder::new()
             .name("ReputMessageService".into())
-            .spawn(move || run(inner, s))?;
+            .spawn({
+                let inner = Arc::clone(&inner);
+                move || run(inner, s)
+            })?;
+        // Until this is set, puts cannot wake the thread; it still polls every 1 ms.
+        let _ = inner.reput_waker.thread.set(handle.thread().clone());
         Ok(ReputMessageService {
             stop,
             handle: Some(handle),
@@ -121,7 +158,10 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
                 if stopping {
                     return;
                 }
-                std::thread::park_timeout(Duration::from_millis(1));
+                let reput = &inner.reput_offset;
+                inner
+                    .reput_waker
+                    .sleep_unless(|| inner.confirm_offset() > reput.load(Ordering::Acquire));
             }
             Ok(_) => {}
             Err(e) => {
