@@ -84,8 +84,10 @@ pub(crate) fn redispatch_until(
 }
 
 /// Lets a put wake the dispatch thread at once instead of at its next 1 ms poll (Java's reput
-/// thread only polls). Costs a put one atomic load; the unpark happens only when the thread has
-/// gone idle, once per idle spell.
+/// thread only polls). Costs a put one relaxed atomic load and no fence; the unpark happens only
+/// when the thread has gone idle, once per idle spell. Without a fence on the put side a wake-up
+/// can rarely be missed (the put's store and the flag's load reorder); the thread then finds the
+/// record at its 1 ms poll, as it always did.
 #[derive(Default)]
 pub(crate) struct ReputWaker {
     idle: AtomicBool,
@@ -95,7 +97,6 @@ pub(crate) struct ReputWaker {
 impl ReputWaker {
     /// Called after records became readable (appended under ASYNC_FLUSH, flushed under SYNC).
     pub(crate) fn wake(&self) {
-        fence(Ordering::SeqCst);
         if self.idle.load(Ordering::Relaxed) && self.idle.swap(false, Ordering::AcqRel) {
             if let Some(t) = self.thread.get() {
                 t.unpark();
