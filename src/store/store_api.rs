@@ -191,6 +191,14 @@ impl MessageStore {
                     next_phy_file_start = inner.commitlog.roll_next_file(u.phy_offset);
                     continue;
                 };
+                if !record::is_unit_record(&bytes, u.phy_offset, u.size) {
+                    // A damaged unit (verify names it): skipped like a filtered message, so the
+                    // consumer moves past it instead of receiving bytes that are not a record.
+                    if res.buffer_total_size == 0 {
+                        res.status = NO_MATCHED_MESSAGE;
+                    }
+                    continue;
+                }
                 if filter.is_some_and(|f| !f.is_matched_by_commit_log(&bytes)) {
                     if res.buffer_total_size == 0 {
                         res.status = NO_MATCHED_MESSAGE;

@@ -270,6 +270,20 @@ pub fn peek_header(buf: &[u8]) -> Option<(i32, i32)> {
     ))
 }
 
+/// Whether `buf` (the `size` bytes a consume-queue unit `(offset, size)` selects) is the record
+/// the unit claims: TOTALSIZE == `size`, a v1/v2 magic, PHYSICALOFFSET == `offset`. A damaged unit
+/// (wrong size, pointing into the middle of a record) fails; Java hands such bytes out as they are.
+pub fn is_unit_record(buf: &[u8], offset: i64, size: i32) -> bool {
+    let Some((total, magic)) = peek_header(buf) else {
+        return false;
+    };
+    let Some(p) = buf.get(POS_PHYS_OFFSET..POS_PHYS_OFFSET + 8) else {
+        return false;
+    };
+    let phys = i64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]]);
+    total == size && (magic == MAGIC_V1 || magic == MAGIC_V2) && phys == offset
+}
+
 /// Decodes the record at the start of `buf` (Java `checkMessageAndReturnSize`).
 pub fn decode(buf: &[u8], check_crc: bool) -> Result<Decoded<'_>, RecordError> {
     let Some((total, magic)) = peek_header(buf) else {

@@ -58,6 +58,17 @@ const FILLER: CqUnit = CqUnit {
     tags_code: 0,
 };
 
+/// Whether any valid unit lies in `f` from byte `pos` on (all-zero space is checked fast).
+fn any_valid_unit(f: &MappedFile, pos: usize) -> bool {
+    let Some(rest) = f.read(pos, f.size().saturating_sub(pos)) else {
+        return false;
+    };
+    rest.iter().any(|&b| b != 0)
+        && rest
+            .chunks_exact(CQ_UNIT_SIZE)
+            .any(|c| CqUnit::decode(c).is_some_and(|u| u.is_valid()))
+}
+
 /// A consume queue.
 pub struct ConsumeQueue {
     topic: String,
@@ -67,6 +78,10 @@ pub struct ConsumeQueue {
     min_logic_offset: AtomicI64,
     /// STORETIMESTAMP of the last unit appended.
     last_store_ts: AtomicI64,
+    /// Set by recovery when damage inside the queue (an invalid unit or one past the commit-log
+    /// end, followed by valid units) made it cut good units: the commit-log offset from which
+    /// re-dispatch restores them (-1 = none).
+    repair_from: AtomicI64,
 }
 
 impl ConsumeQueue {
@@ -92,6 +107,7 @@ impl ConsumeQueue {
             max_physic_offset: AtomicI64::new(-1),
             min_logic_offset: AtomicI64::new(0),
             last_store_ts: AtomicI64::new(0),
+            repair_from: AtomicI64::new(-1),
         }
     }
 
@@ -117,7 +133,8 @@ impl ConsumeQueue {
     }
 
     /// Recovery (§4.2): scans from the third-from-last file to the first invalid unit, sets
-    /// positions there and deletes later files.
+    /// positions there and deletes later files. Valid units after that one mean damage inside
+    /// the queue, not its end: Java drops them; rmqd notes where re-dispatch must restore them.
     pub fn recover(&self) -> Result<()> {
         let files = self.queue.files();
         if files.is_empty() {
@@ -126,11 +143,16 @@ impl ConsumeQueue {
         let start = files.len().saturating_sub(3);
         let mut end = files[start].from_offset();
         let mut max_phy = -1;
-        'files: for f in &files[start..] {
+        'files: for (i, f) in files.iter().enumerate().skip(start) {
             let mut pos = 0;
             while let Some(u) = f.read(pos, CQ_UNIT_SIZE).and_then(CqUnit::decode) {
                 if !u.is_valid() {
                     end = f.from_offset() + pos as i64;
+                    let later = files.get(i + 1..).unwrap_or(&[]);
+                    if any_valid_unit(f, pos + CQ_UNIT_SIZE) || later.iter().any(|g| any_valid_unit(g, 0)) {
+                        tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
+                        self.note_repair(max_phy);
+                    }
                     break 'files;
                 }
                 if u != FILLER {
@@ -148,37 +170,45 @@ impl ConsumeQueue {
         Ok(())
     }
 
-    /// Truncates units whose phyOffset >= `phy_end` (after commit-log recovery). Units are in
-    /// increasing phyOffset order, so only the tail is examined.
-    pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
-        if self.max_physic_offset() <= phy_end {
-            return Ok(());
+    /// Where re-dispatch must start to restore units recovery cut for damage (None if none).
+    pub fn repair_from(&self) -> Option<i64> {
+        let v = self.repair_from.load(Ordering::Acquire);
+        (v >= 0).then_some(v)
+    }
+
+    fn note_repair(&self, from: i64) {
+        let from = from.max(0);
+        let old = self.repair_from.load(Ordering::Acquire);
+        if old < 0 || from < old {
+            self.repair_from.store(from, Ordering::Release);
         }
+    }
+
+    /// Truncates units from the first one whose phyOffset >= `phy_end` (after commit-log
+    /// recovery; Java `truncateDirtyLogicFiles`): newest files whose first unit is past the end
+    /// are deleted, then the last remaining file is scanned unit by unit. A unit past the end
+    /// with units inside the commit log after it is damage, not a tail: those later units are
+    /// cut as Java cuts them and marked for re-dispatch.
+    pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
         let files = self.queue.files();
+        let past = |u: &CqUnit| *u != FILLER && u.phy_offset >= phy_end;
         let mut cut = None;
         for f in files.iter().rev() {
-            let first = f.read(0, CQ_UNIT_SIZE).and_then(CqUnit::decode);
-            match first {
-                Some(u) if u != FILLER && u.phy_offset >= phy_end => cut = Some(f.from_offset()),
-                _ => {
-                    let n = f.wrote_position() / CQ_UNIT_SIZE;
-                    let (mut lo, mut hi) = (0usize, n);
-                    while lo < hi {
-                        let mid = (lo + hi) / 2;
-                        match f
-                            .read(mid * CQ_UNIT_SIZE, CQ_UNIT_SIZE)
-                            .and_then(CqUnit::decode)
-                        {
-                            Some(u) if u == FILLER || u.phy_offset < phy_end => lo = mid + 1,
-                            _ => hi = mid,
-                        }
-                    }
-                    if lo < n {
-                        cut = Some(f.from_offset() + (lo * CQ_UNIT_SIZE) as i64);
-                    }
-                    break;
+            let unit = |k: usize| f.read(k * CQ_UNIT_SIZE, CQ_UNIT_SIZE).and_then(CqUnit::decode);
+            if unit(0).is_some_and(|u| past(&u)) {
+                cut = Some(f.from_offset());
+                continue;
+            }
+            let n = f.wrote_position() / CQ_UNIT_SIZE;
+            if let Some(k) = (1..n).find(|&k| unit(k).is_some_and(|u| past(&u))) {
+                cut = Some(f.from_offset() + (k * CQ_UNIT_SIZE) as i64);
+                if (k + 1..n).any(|j| unit(j).is_some_and(|u| u.is_valid() && !past(&u))) {
+                    tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
+                    let before = k.checked_sub(1).and_then(unit);
+                    self.note_repair(before.map_or(0, |u| u.phy_offset + u.size as i64));
                 }
             }
+            break;
         }
         let Some(end) = cut else { return Ok(()) };
         tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");

@@ -235,11 +235,18 @@ impl IndexFile {
             let phy = i64::from_be_bytes(p);
             let diff = i32::from_be_bytes([e[12], e[13], e[14], e[15]]) as i64;
             let prev = i32::from_be_bytes([e[16], e[17], e[18], e[19]]);
-            let time = self.header.begin_timestamp + diff * 1000;
+            if diff < 0 {
+                return;
+            }
+            let time = self.header.begin_timestamp.saturating_add(diff * 1000);
             if h == hash && time >= begin && time <= end {
                 out.push(phy);
             }
-            if prev <= 0 || prev > count || prev == cur || time < begin {
+            // Entries are numbered in write order, so a chain only goes back. Java stops on
+            // `prev == cur` only; a damaged prevIndex pointing forward makes its walk loop
+            // forever (or collect one offset `max` times). Stopping at `prev >= cur` costs
+            // nothing on an intact file.
+            if prev <= 0 || prev > count || prev >= cur || time < begin {
                 return;
             }
             cur = prev;
