@@ -47,11 +47,7 @@ fn torn_tail_zeroed_mid_record_is_truncated_at_the_record() {
         let n = last.bytes.len() - 100;
         t.write_at(&file, pos + 100, &vec![0u8; n]);
         assert_reported(&t.verify(), &file, pos);
-        open_and_check(
-            t,
-            stop,
-            Expect::end(last.phys),
-        );
+        open_and_check(t, stop, Expect::end(last.phys));
     });
 }
 
@@ -61,11 +57,7 @@ fn garbage_after_the_last_record_is_not_data() {
         let (file, pos) = t.locate(t.end());
         t.write_at(&file, pos, &garbage(300, 7));
         assert_reported(&t.verify(), &file, pos);
-        open_and_check(
-            t,
-            stop,
-            Expect::end(t.end()),
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -102,11 +94,7 @@ fn bad_body_crc_in_the_newest_file_truncates_from_that_record() {
         t.write_at(&file, pos + 88, &[bad.bytes[88] ^ 0xFF]);
         assert_reported(&t.verify(), &file, pos);
         // Everything from the bad record on is lost, J07's queues included.
-        open_and_check(
-            t,
-            stop,
-            Expect::end(bad.phys),
-        );
+        open_and_check(t, stop, Expect::end(bad.phys));
     });
 }
 
@@ -141,11 +129,7 @@ fn bad_body_crc_in_an_older_file_with_a_zeroed_checkpoint_truncates_there() {
     let (file, pos) = t.locate(bad.phys);
     t.write_at(&file, pos + 88, &[bad.bytes[88] ^ 0xFF]);
     t.write_at(&t.path("checkpoint"), 0, &[0u8; 4096]);
-    open_and_check(
-        &t,
-        Stop::Abnormal,
-        Expect::end(bad.phys),
-    );
+    open_and_check(&t, Stop::Abnormal, Expect::end(bad.phys));
     assert!(!t.path(CL1).exists(), "the file past the end is deleted");
 }
 
@@ -156,11 +140,7 @@ fn consume_queue_units_cut_are_rebuilt_from_the_commit_log() {
         let file = t.path("consumequeue/J01_fixture_t/1/00000000000000000000");
         t.write_at(&file, 200, &[0u8; 60]);
         assert_reported(&t.verify(), &file, 200);
-        open_and_check(
-            t,
-            stop,
-            Expect::end(t.end()),
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -172,11 +152,7 @@ fn torn_consume_queue_unit_of_the_newest_record_is_rebuilt() {
         let file = t.path("consumequeue/J07_fixture_t/0/00000000000000000000");
         t.write_at(&file, 28, &[0u8; 12]);
         assert_reported(&t.verify(), &file, 20);
-        open_and_check(
-            t,
-            stop,
-            Expect::end(t.end()),
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -211,11 +187,7 @@ fn missing_consume_queue_directory_is_rebuilt_from_the_commit_log() {
             &t.path("consumequeue/J01_fixture_t/0/00000000000000000000"),
             0,
         );
-        open_and_check(
-            t,
-            stop,
-            Expect::end(t.end()),
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -226,11 +198,7 @@ fn missing_index_file_is_rebuilt_and_every_key_found() {
             std::fs::remove_file(e.unwrap().path()).unwrap();
         }
         assert_reported(&t.verify(), &t.path("index"), 0);
-        open_and_check(
-            t,
-            stop,
-            Expect::end(t.end()),
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -239,11 +207,7 @@ fn zeroed_checkpoint_loses_nothing() {
     both_stops(|t, stop| {
         t.write_at(&t.path("checkpoint"), 0, &[0u8; 4096]);
         assert_reported(&t.verify(), &t.path("checkpoint"), 0);
-        open_and_check(
-            t,
-            stop,
-            Expect::end(t.end()),
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -258,11 +222,7 @@ fn garbage_checkpoint_loses_nothing_and_does_not_set_the_clock() {
         let rep = t.verify();
         assert_reported(&rep, &t.path("checkpoint"), 0);
         assert_reported(&rep, &t.path("checkpoint"), 8);
-        open_and_check(
-            t,
-            stop,
-            Expect::end(t.end()),
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 

@@ -149,7 +149,9 @@ impl ConsumeQueue {
                 if !u.is_valid() {
                     end = f.from_offset() + pos as i64;
                     let later = files.get(i + 1..).unwrap_or(&[]);
-                    if any_valid_unit(f, pos + CQ_UNIT_SIZE) || later.iter().any(|g| any_valid_unit(g, 0)) {
+                    if any_valid_unit(f, pos + CQ_UNIT_SIZE)
+                        || later.iter().any(|g| any_valid_unit(g, 0))
+                    {
                         tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
                         self.note_repair(max_phy);
                     }
@@ -194,7 +196,10 @@ impl ConsumeQueue {
         let past = |u: &CqUnit| *u != FILLER && u.phy_offset >= phy_end;
         let mut cut = None;
         for f in files.iter().rev() {
-            let unit = |k: usize| f.read(k * CQ_UNIT_SIZE, CQ_UNIT_SIZE).and_then(CqUnit::decode);
+            let unit = |k: usize| {
+                f.read(k * CQ_UNIT_SIZE, CQ_UNIT_SIZE)
+                    .and_then(CqUnit::decode)
+            };
             if unit(0).is_some_and(|u| past(&u)) {
                 cut = Some(f.from_offset());
                 continue;

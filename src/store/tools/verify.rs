@@ -494,7 +494,9 @@ fn index_structure(
     let mut used_slots = 0;
     for s in 0..slots {
         let sp = INDEX_HEADER_SIZE + s * 4;
-        let Some(v) = map.get(sp..sp + 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        let Some(v) = map
+            .get(sp..sp + 4)
+            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
         else {
             break;
         };
@@ -531,16 +533,37 @@ fn index_structure(
         bad(36, format!("indexCount {count} but entry {count} holds data; entries past the count are overwritten and unreachable"));
     }
     if h.hash_slot_count != used_slots {
-        bad(32, format!("hashSlotCount {} but {used_slots} slots are in use", h.hash_slot_count));
+        bad(
+            32,
+            format!(
+                "hashSlotCount {} but {used_slots} slots are in use",
+                h.hash_slot_count
+            ),
+        );
     }
     if written > 1 {
         let first = index_entry(map, slots, 1).map(|e| e.1);
         let last = index_entry(map, slots, written - 1).map(|e| e.1);
         if first.is_some_and(|p| p != h.begin_phy_offset) {
-            bad(16, format!("beginPhyOffset {} but entry 1 is at {}", h.begin_phy_offset, first.unwrap_or(0)));
+            bad(
+                16,
+                format!(
+                    "beginPhyOffset {} but entry 1 is at {}",
+                    h.begin_phy_offset,
+                    first.unwrap_or(0)
+                ),
+            );
         }
         if last.is_some_and(|p| p != h.end_phy_offset) {
-            bad(24, format!("endPhyOffset {} but entry {} is at {}", h.end_phy_offset, written - 1, last.unwrap_or(0)));
+            bad(
+                24,
+                format!(
+                    "endPhyOffset {} but entry {} is at {}",
+                    h.end_phy_offset,
+                    written - 1,
+                    last.unwrap_or(0)
+                ),
+            );
         }
     }
 }
