@@ -12,6 +12,10 @@
 //! re-dispatch skips a record whose end is <= the queue's max physical offset),
 //! `IndexService.load` (after an abnormal stop, index files newer than the checkpoint's
 //! indexMsgTimestamp, 0 in both fixtures, are deleted and rebuilt) and `IndexFile.selectPhyOffset`.
+//! The consume-queue outcomes were confirmed with the real Java 5.3.3 broker on the same twins
+//! (`scripts/store-twin-oracle`, per-queue max offsets after recovery): unit past the end -> queue
+//! ends at 5 in all three cases; zeroed unit -> 5 (clean, normal), restored (clean + abort, and
+//! the SIGKILL fixture); wrong size -> kept, queue intact.
 
 mod store_common;
 
