@@ -371,3 +371,25 @@ pub fn decode(buf: &[u8], check_crc: bool) -> Result<Decoded<'_>, RecordError> {
         properties,
     }))
 }
+
+#[cfg(test)]
+mod unit_record_tests {
+    use super::*;
+
+    #[test]
+    fn a_unit_must_point_at_the_start_of_a_record_of_its_size() {
+        let mut b = vec![0u8; 64];
+        b[..4].copy_from_slice(&64_i32.to_be_bytes());
+        b[4..8].copy_from_slice(&MAGIC_V1.to_be_bytes());
+        b[POS_PHYS_OFFSET..POS_PHYS_OFFSET + 8].copy_from_slice(&1000_i64.to_be_bytes());
+        assert!(is_unit_record(&b, 1000, 64));
+        assert!(!is_unit_record(&b[..57], 1000, 57), "wrong size");
+        assert!(!is_unit_record(&b, 1064, 64), "another record's offset");
+        assert!(
+            !is_unit_record(&b[..20], 1000, 20),
+            "too short to be a record"
+        );
+        b[4] ^= 1;
+        assert!(!is_unit_record(&b, 1000, 64), "no magic");
+    }
+}

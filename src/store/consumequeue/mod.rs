@@ -58,9 +58,18 @@ const FILLER: CqUnit = CqUnit {
     tags_code: 0,
 };
 
-/// Whether any valid unit lies in `f` from byte `pos` on (all-zero space is checked fast).
+/// How far past an invalid unit recovery looks for valid ones (damage inside a queue rather
+/// than its end). Bounded so that a start-up with many queues does not read every queue's
+/// unwritten (sparse) tail.
+const DAMAGE_LOOKAHEAD_UNITS: usize = 256;
+
+/// Whether a valid unit lies in `f` within [`pos`, `pos` + the look-ahead).
 fn any_valid_unit(f: &MappedFile, pos: usize) -> bool {
-    let Some(rest) = f.read(pos, f.size().saturating_sub(pos)) else {
+    let len = f
+        .size()
+        .saturating_sub(pos)
+        .min(DAMAGE_LOOKAHEAD_UNITS * CQ_UNIT_SIZE);
+    let Some(rest) = f.read(pos, len) else {
         return false;
     };
     rest.iter().any(|&b| b != 0)
@@ -359,5 +368,85 @@ impl ConsumeQueue {
         self.max_physic_offset.store(-1, Ordering::Release);
         self.min_logic_offset.store(0, Ordering::Release);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue_with(dir: &Path, n: i64) -> ConsumeQueue {
+        let q = ConsumeQueue::new("T", 0, dir, 20 * 100);
+        for i in 0..n {
+            let u = CqUnit {
+                phy_offset: i * 100,
+                size: 100,
+                tags_code: 0,
+            };
+            q.put_unit(u, i, 1).unwrap();
+        }
+        q.flush(0).unwrap();
+        q
+    }
+
+    fn write_unit(dir: &Path, k: u64, b: &[u8]) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("00000000000000000000"))
+            .unwrap();
+        f.write_all_at(b, k * CQ_UNIT_SIZE as u64).unwrap();
+    }
+
+    #[test]
+    fn recover_notes_a_zeroed_unit_followed_by_valid_ones_for_repair() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        write_unit(dir.path(), 2, &[0u8; 20]);
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        assert_eq!(
+            q.max_offset_in_queue(),
+            2,
+            "Java's recover ends the queue there"
+        );
+        assert_eq!(
+            q.repair_from(),
+            Some(200),
+            "re-dispatch from the last good unit's end"
+        );
+    }
+
+    #[test]
+    fn recover_of_a_queue_that_just_ends_needs_no_repair() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        assert_eq!((q.max_offset_in_queue(), q.repair_from()), (6, None));
+    }
+
+    #[test]
+    fn truncate_cuts_at_the_first_unit_past_the_end_and_notes_damage_amid_valid_units() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        write_unit(dir.path(), 2, &9_999_999_i64.to_be_bytes());
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        q.truncate_dirty_logic_files(600).unwrap();
+        assert_eq!(q.max_offset_in_queue(), 2);
+        assert_eq!(q.max_physic_offset(), 200);
+        assert_eq!(q.repair_from(), Some(200));
+    }
+
+    #[test]
+    fn truncate_of_a_tail_past_the_end_is_no_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        q.truncate_dirty_logic_files(350).unwrap();
+        assert_eq!((q.max_offset_in_queue(), q.max_physic_offset()), (4, 400));
+        assert_eq!(q.repair_from(), None);
     }
 }

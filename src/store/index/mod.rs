@@ -282,3 +282,28 @@ impl IndexFile {
         self.slots
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_stops_on_a_prev_index_pointing_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = IndexFile::create(&dir.path().join("1"), 4, 16, None).unwrap();
+        // Hashes 4, 8, 12 share slot 0: the chain is 3 -> 2 -> 1.
+        for (h, phy) in [(4, 100), (8, 200), (12, 300)] {
+            assert!(f.put_key(h, phy, 1_000_000));
+        }
+        // Entry 2 now points forward to 3: a cycle 3 -> 2 -> 3 (Java's walk never ends).
+        let ep = f.entry_pos(2) + 16;
+        f.map[ep..ep + 4].copy_from_slice(&3_i32.to_be_bytes());
+        let mut out = Vec::new();
+        f.select(16, 64, 0, i64::MAX, &mut out);
+        assert!(out.is_empty(), "hash 16 (slot 0) matches no entry");
+        f.select(12, 64, 0, i64::MAX, &mut out);
+        assert_eq!(out, vec![300], "found once, not 64 times");
+        f.select(8, 64, 0, i64::MAX, &mut out);
+        assert_eq!(out, vec![300, 200]);
+    }
+}
