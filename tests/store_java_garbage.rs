@@ -15,7 +15,7 @@
 //! The consume-queue outcomes were confirmed with the real Java 5.3.3 broker on the same twins
 //! (`scripts/store-twin-oracle`, per-queue max offsets after recovery): unit past the end -> queue
 //! ends at 5 in all three cases; zeroed unit -> 5 (clean, normal), restored (clean + abort, and
-//! the SIGKILL fixture); wrong size -> kept, queue intact.
+//! the SIGKILL fixture); wrong size -> kept, queue intact; first unit zeroed -> queue length kept.
 
 mod store_common;
 
@@ -93,6 +93,20 @@ fn cq_unit_zeroed_in_the_middle_is_rebuilt() {
         let (_, file, _) = j01_q0(t);
         t.write_at(&file, 100, &[0u8; 20]);
         assert_reported(&t.verify(), &file, 100);
+        open_and_check(t, stop, Expect::end(t.end()));
+    });
+}
+
+#[test]
+fn cq_first_unit_zeroed_is_rebuilt() {
+    // Java's recover ends the queue at 0; after a normal stop truncateDirtyLogicFiles then keeps
+    // the last file's first unit unchecked (phyOffset 0 < the end) and every valid unit after it,
+    // so the queue keeps its length with a junk unit 0 (phyOffset 0, size 0); after the SIGKILL
+    // the re-dispatch from file 0 rewrites it. rmqd re-dispatches from the commit log's start.
+    cases(|t, stop| {
+        let (_, file, _) = j01_q0(t);
+        t.write_at(&file, 0, &[0u8; 20]);
+        assert_reported(&t.verify(), &file, 0);
         open_and_check(t, stop, Expect::end(t.end()));
     });
 }
