@@ -45,6 +45,11 @@ impl CqUnit {
         })
     }
 
+    /// `phyOffset + size`: where the record ends (saturating: a damaged unit may hold anything).
+    pub fn end(&self) -> i64 {
+        self.phy_offset.saturating_add(self.size as i64)
+    }
+
     /// Java recovery's validity test.
     pub fn is_valid(&self) -> bool {
         self.phy_offset >= 0 && self.size > 0
@@ -167,7 +172,7 @@ impl ConsumeQueue {
                     break 'files;
                 }
                 if u != FILLER {
-                    max_phy = u.phy_offset + u.size as i64;
+                    max_phy = u.end();
                 }
                 pos += CQ_UNIT_SIZE;
             }
@@ -219,7 +224,7 @@ impl ConsumeQueue {
                 if (k + 1..n).any(|j| unit(j).is_some_and(|u| u.is_valid() && !past(&u))) {
                     tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
                     let before = k.checked_sub(1).and_then(unit);
-                    self.note_repair(before.map_or(0, |u| u.phy_offset + u.size as i64));
+                    self.note_repair(before.map_or(0, |u| u.end()));
                 }
             }
             break;
@@ -231,7 +236,7 @@ impl ConsumeQueue {
             .checked_sub(1)
             .and_then(|i| self.get_unit(i));
         let max_phy = match last {
-            Some(u) if u != FILLER => u.phy_offset + u.size as i64,
+            Some(u) if u != FILLER => u.end(),
             _ => -1,
         };
         self.max_physic_offset.store(max_phy, Ordering::Release);
@@ -244,7 +249,7 @@ impl ConsumeQueue {
     /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
     /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
     pub fn put_unit(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) -> Result<()> {
-        if unit.phy_offset + unit.size as i64 <= self.max_physic_offset() {
+        if unit.end() <= self.max_physic_offset() {
             return Ok(());
         }
         let expect = queue_offset * CQ_UNIT_SIZE as i64;
@@ -260,8 +265,7 @@ impl ConsumeQueue {
             tracing::error!(topic = %self.topic, queue = self.queue_id, expect, current, "[BUG] consume queue gap; writing at the current end");
         }
         file.append(&unit.encode());
-        self.max_physic_offset
-            .store(unit.phy_offset + unit.size as i64, Ordering::Release);
+        self.max_physic_offset.store(unit.end(), Ordering::Release);
         self.last_store_ts.store(store_ts, Ordering::Release);
         Ok(())
     }

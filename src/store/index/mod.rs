@@ -185,7 +185,7 @@ impl IndexFile {
         if slot_value <= 0 || slot_value > self.header.index_count {
             slot_value = 0;
         }
-        let mut diff = store_ts - self.header.begin_timestamp;
+        let mut diff = store_ts.saturating_sub(self.header.begin_timestamp);
         diff /= 1000;
         if self.header.begin_timestamp <= 0 {
             diff = 0;

@@ -321,8 +321,24 @@ fn verify_consume_queues(
                 let mut full = map.len() == cfg.mapped_file_size_consume_queue as usize;
                 for (k, chunk) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
                     let Some(u) = CqUnit::decode(chunk).filter(|u| u.is_valid()) else {
-                        full = false;
-                        break;
+                        let at = k * CQ_UNIT_SIZE;
+                        if map[at + CQ_UNIT_SIZE..].iter().all(|&b| b == 0) {
+                            full = false;
+                            break;
+                        }
+                        // Damage, not the end: Java's recover ends the queue here when it scans
+                        // this file (one of the last three); the units after it are checked on.
+                        rep.problems.push(Problem {
+                            file: path.clone(),
+                            offset: at as u64,
+                            what: format!(
+                                "unit {} is invalid (phyOffset {}, size {}) amid valid units; recovery ends the queue here if it scans this file",
+                                first + k as i64,
+                                i64::from_be_bytes(chunk[..8].try_into().unwrap_or_default()),
+                                i32::from_be_bytes(chunk[8..12].try_into().unwrap_or_default()),
+                            ),
+                        });
+                        continue;
                     };
                     end = Some(first + k as i64 + 1);
                     rep.cq_units += 1;
@@ -336,7 +352,7 @@ fn verify_consume_queues(
                         offset: at,
                         what,
                     };
-                    if u.phy_offset + u.size as i64 > rep.commit_log_end {
+                    if u.end() > rep.commit_log_end {
                         rep.problems.push(bad(format!(
                             "unit points past the commit-log end ({})",
                             u.phy_offset
