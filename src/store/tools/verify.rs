@@ -1,7 +1,9 @@
 //! `verify`: reads a whole store directory and reports every inconsistency with its file and
 //! byte offset — invalid or torn records and garbage after the end of data, consume-queue units
-//! that disagree with their records or are missing for records, index entries and coverage, and
-//! checkpoint values recovery would misread.
+//! that are invalid amid valid ones, point past the end or disagree with their records, or are
+//! missing for records; index slots out of range, broken or crossed chains, entries no chain
+//! reaches, header counts and offsets that disagree with the entries, entries without a record;
+//! and checkpoint values recovery would misread (including all zero on a store with records).
 
 use std::collections::{HashMap, HashSet};
 
