@@ -15,206 +15,26 @@
 
 mod store_common;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rmqd::store::{tools, GetMessageStatus, MessageStore, MessageStoreConfig, PutMessageStatus};
-use store_common::java_fixture::{read_records, unpack_from, FixtureRecord, CLEAN};
+use rmqd::store::{GetMessageStatus, MessageStore};
+use store_common::java_fixture::CLEAN;
+use store_common::twin::{assert_reported, garbage, open_and_check, Expect, Stop, Twin};
 
 const CL1: &str = "commitlog/00000000000001048576";
 const CL0: &str = "commitlog/00000000000000000000";
 
-/// A fresh copy of the clean Java store and its records as Java wrote them.
-struct Twin {
-    dir: tempfile::TempDir,
-    cfg: MessageStoreConfig,
-    truth: Vec<FixtureRecord>,
-}
-
-impl Twin {
-    fn new() -> Option<Twin> {
-        let dir = tempfile::tempdir().unwrap();
-        let mut cfg = unpack_from(CLEAN, dir.path())?;
-        cfg.check_crc_on_recover = true;
-        let truth = read_records(dir.path(), cfg.mapped_file_size_commit_log as usize);
-        assert_eq!(truth.len(), 88, "J01 50 + J04 32 + J07 6 records");
-        Some(Twin { dir, cfg, truth })
-    }
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-    fn end(&self) -> i64 {
-        let last = self.truth.last().unwrap();
-        last.phys + last.bytes.len() as i64
-    }
-    /// The commit-log file and in-file position of a physical offset.
-    fn locate(&self, phys: i64) -> (PathBuf, u64) {
-        let fs = self.cfg.mapped_file_size_commit_log as i64;
-        let start = phys - phys % fs;
-        (
-            self.path(&format!("commitlog/{start:020}")),
-            (phys - start) as u64,
-        )
-    }
-    fn record(&self, topic: &str, queue_id: i32, queue_offset: i64) -> &FixtureRecord {
-        self.truth
-            .iter()
-            .find(|r| r.topic == topic && r.queue_id == queue_id && r.queue_offset == queue_offset)
-            .unwrap()
-    }
-    fn write_at(&self, file: &Path, pos: u64, bytes: &[u8]) {
-        use std::os::unix::fs::FileExt;
-        let f = std::fs::OpenOptions::new().write(true).open(file).unwrap();
-        f.write_all_at(bytes, pos).unwrap();
-    }
-    fn verify(&self) -> tools::Report {
-        tools::verify(&self.cfg, &mut |_, _, _| {}).unwrap()
-    }
-}
-
-/// Deterministic garbage (xorshift), never starting with a valid magic.
-fn garbage(n: usize, mut seed: u64) -> Vec<u8> {
-    (0..n)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 24) as u8
-        })
-        .collect()
-}
-
-fn assert_reported(rep: &tools::Report, file: &Path, offset: u64) {
-    assert!(
-        rep.problems
-            .iter()
-            .any(|p| p.file == file && p.offset == offset),
-        "verify must report {}@{offset}; got {:#?}",
-        file.display(),
-        rep.problems
-    );
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Stop {
-    Normal,
-    Abnormal,
-}
-
-/// What Java's recovery leaves: records below `end` survive; `served_as_is` is a damaged record
-/// Java does not look at (so it stays and is served with its damage).
-struct Expect {
-    end: i64,
-    served_as_is: Option<i64>,
-}
-
-/// Opens the twin, checks every surviving record by queue offset and by key, every lost one
-/// gone, one new append at the truncation point, a clean shutdown and a clean verify.
-fn open_and_check(t: &Twin, stop: Stop, want: Expect) {
-    if stop == Stop::Abnormal {
-        std::fs::write(t.path("abort"), b"12345").unwrap();
-    }
-    let store = MessageStore::open(t.cfg.clone()).unwrap();
-    assert_eq!(
-        store.max_phy_offset(),
-        want.end,
-        "{stop:?}: truncation point"
-    );
-    assert!(store.wait_dispatched(Duration::from_secs(10)));
-    let mut per_queue = std::collections::HashMap::<(&str, i32), i64>::new();
-    for r in &t.truth {
-        let (topic, q, qo) = (r.topic.as_str(), r.queue_id, r.queue_offset);
-        let g = store.get_message(topic, q, qo, 1, 4 << 20, None);
-        if r.phys >= want.end {
-            assert_ne!(
-                g.status,
-                GetMessageStatus::FOUND,
-                "{stop:?}: {topic}/{q}@{qo} must be gone"
-            );
-            for k in &r.keys {
-                let hits = store.query_message(topic, k, 64, 0, i64::MAX).phy_offsets;
-                assert!(
-                    !hits.contains(&r.phys),
-                    "{stop:?}: key {k} still finds a cut record"
-                );
-            }
-            continue;
-        }
-        *per_queue.entry((topic, q)).or_default() += 1;
-        assert_eq!(
-            g.status,
-            GetMessageStatus::FOUND,
-            "{stop:?}: {topic}/{q}@{qo}"
-        );
-        let got = &g.messages[0];
-        if want.served_as_is == Some(r.phys) {
-            assert_eq!(got.len(), r.bytes.len());
-            assert_ne!(
-                &got[..],
-                &r.bytes[..],
-                "the damaged record is served as it is on disk"
-            );
-        } else {
-            assert_eq!(
-                &got[..],
-                &r.bytes[..],
-                "{stop:?}: {topic}/{q}@{qo} byte for byte"
-            );
-        }
-        for k in &r.keys {
-            let hits = store.query_message(topic, k, 64, 0, i64::MAX).phy_offsets;
-            assert!(
-                hits.contains(&r.phys),
-                "{stop:?}: key {topic}#{k} must find {}",
-                r.phys
-            );
-        }
-    }
-    for ((topic, q), n) in &per_queue {
-        assert_eq!(
-            store.max_offset_in_queue(topic, *q),
-            *n,
-            "{stop:?}: {topic}/{q} units"
-        );
-    }
-    // The store takes appends where the valid data ends, with the next queue offset.
-    let next = per_queue.get(&("J01_fixture_t", 0)).copied().unwrap_or(0);
-    let mut m = store_common::msg("J01_fixture_t", 0, b"after recovery", "T", "k", "U1");
-    m.born_host = "127.0.0.1:40000".parse().unwrap();
-    m.store_host = "127.0.0.1:30911".parse().unwrap();
-    let r = store.put_message(&m).wait_blocking();
-    assert_eq!(r.status, PutMessageStatus::PUT_OK);
-    let a = r.append.unwrap();
-    assert_eq!(
-        (a.wrote_offset, a.logics_offset),
-        (want.end, next),
-        "{stop:?}"
-    );
-    assert!(
-        a.store_timestamp <= rmqd::store::util::now_ms() + 1000,
-        "{stop:?}: store time {} comes from the clock, not the checkpoint",
-        a.store_timestamp
-    );
-    store.shutdown();
-    drop(store);
-    assert!(!t.path("abort").exists());
-    let after = t.verify();
-    let damage_left = want.served_as_is.is_some();
-    assert_eq!(
-        after.is_ok(),
-        !damage_left,
-        "{stop:?}: {:#?}",
-        after.problems
-    );
+/// A fresh twin of the clean fixture (88 records: J01 50 + J04 32 + J07 6).
+fn twin() -> Option<Twin> {
+    let t = Twin::new(CLEAN)?;
+    assert_eq!(t.truth.len(), 88, "J01 50 + J04 32 + J07 6 records");
+    Some(t)
 }
 
 /// Runs `case` on a fresh twin for both stop modes.
 fn both_stops(case: impl Fn(&Twin, Stop)) {
     for stop in [Stop::Normal, Stop::Abnormal] {
-        let Some(t) = Twin::new() else {
-            eprintln!("fixture {CLEAN} missing; run scripts/store-fixtures");
-            return;
-        };
+        let Some(t) = twin() else { return };
         case(&t, stop);
     }
 }
@@ -227,14 +47,7 @@ fn torn_tail_zeroed_mid_record_is_truncated_at_the_record() {
         let n = last.bytes.len() - 100;
         t.write_at(&file, pos + 100, &vec![0u8; n]);
         assert_reported(&t.verify(), &file, pos);
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: last.phys,
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(last.phys));
     });
 }
 
@@ -244,14 +57,7 @@ fn garbage_after_the_last_record_is_not_data() {
         let (file, pos) = t.locate(t.end());
         t.write_at(&file, pos, &garbage(300, 7));
         assert_reported(&t.verify(), &file, pos);
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: t.end(),
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -288,14 +94,7 @@ fn bad_body_crc_in_the_newest_file_truncates_from_that_record() {
         t.write_at(&file, pos + 88, &[bad.bytes[88] ^ 0xFF]);
         assert_reported(&t.verify(), &file, pos);
         // Everything from the bad record on is lost, J07's queues included.
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: bad.phys,
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(bad.phys));
     });
 }
 
@@ -315,6 +114,7 @@ fn bad_body_crc_in_an_older_file_is_kept_when_recovery_does_not_scan_it() {
             Expect {
                 end: t.end(),
                 served_as_is: Some(bad.phys),
+                ..Expect::default()
             },
         );
     });
@@ -324,19 +124,12 @@ fn bad_body_crc_in_an_older_file_is_kept_when_recovery_does_not_scan_it() {
 fn bad_body_crc_in_an_older_file_with_a_zeroed_checkpoint_truncates_there() {
     // Abnormal stop + checkpoint 0: Java scans from file 0, stops at the bad record and deletes
     // the newer file.
-    let Some(t) = Twin::new() else { return };
+    let Some(t) = twin() else { return };
     let bad = t.record("J01_fixture_t", 0, 1);
     let (file, pos) = t.locate(bad.phys);
     t.write_at(&file, pos + 88, &[bad.bytes[88] ^ 0xFF]);
     t.write_at(&t.path("checkpoint"), 0, &[0u8; 4096]);
-    open_and_check(
-        &t,
-        Stop::Abnormal,
-        Expect {
-            end: bad.phys,
-            served_as_is: None,
-        },
-    );
+    open_and_check(&t, Stop::Abnormal, Expect::end(bad.phys));
     assert!(!t.path(CL1).exists(), "the file past the end is deleted");
 }
 
@@ -347,14 +140,7 @@ fn consume_queue_units_cut_are_rebuilt_from_the_commit_log() {
         let file = t.path("consumequeue/J01_fixture_t/1/00000000000000000000");
         t.write_at(&file, 200, &[0u8; 60]);
         assert_reported(&t.verify(), &file, 200);
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: t.end(),
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -366,14 +152,7 @@ fn torn_consume_queue_unit_of_the_newest_record_is_rebuilt() {
         let file = t.path("consumequeue/J07_fixture_t/0/00000000000000000000");
         t.write_at(&file, 28, &[0u8; 12]);
         assert_reported(&t.verify(), &file, 20);
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: t.end(),
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -408,14 +187,7 @@ fn missing_consume_queue_directory_is_rebuilt_from_the_commit_log() {
             &t.path("consumequeue/J01_fixture_t/0/00000000000000000000"),
             0,
         );
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: t.end(),
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -426,14 +198,7 @@ fn missing_index_file_is_rebuilt_and_every_key_found() {
             std::fs::remove_file(e.unwrap().path()).unwrap();
         }
         assert_reported(&t.verify(), &t.path("index"), 0);
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: t.end(),
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -442,14 +207,7 @@ fn zeroed_checkpoint_loses_nothing() {
     both_stops(|t, stop| {
         t.write_at(&t.path("checkpoint"), 0, &[0u8; 4096]);
         assert_reported(&t.verify(), &t.path("checkpoint"), 0);
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: t.end(),
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -464,14 +222,7 @@ fn garbage_checkpoint_loses_nothing_and_does_not_set_the_clock() {
         let rep = t.verify();
         assert_reported(&rep, &t.path("checkpoint"), 0);
         assert_reported(&rep, &t.path("checkpoint"), 8);
-        open_and_check(
-            t,
-            stop,
-            Expect {
-                end: t.end(),
-                served_as_is: None,
-            },
-        );
+        open_and_check(t, stop, Expect::end(t.end()));
     });
 }
 
@@ -482,7 +233,7 @@ fn one_topic_directory_missing_stays_deleted_after_a_normal_stop_like_java() {
     // come after J04's). After an abnormal stop Java re-dispatches the newest file, so J04's
     // records there come back.
     for stop in [Stop::Normal, Stop::Abnormal] {
-        let Some(t) = Twin::new() else { return };
+        let Some(t) = twin() else { return };
         std::fs::remove_dir_all(t.path("consumequeue/J04_fixture_t")).unwrap();
         let rep = t.verify();
         assert!(

@@ -150,3 +150,53 @@ fn missing_consume_queue_dir_is_rebuilt() {
     let store = MessageStore::open(cfg).unwrap();
     check_all(&store, &recs, 300);
 }
+
+#[test]
+fn garbage_units_in_a_consume_queue_file_recovery_does_not_scan_never_panic_a_pull() {
+    // 400 units = 4 files of 100; recovery (like Java's) scans from the third-from-last file, so
+    // damage in file 0 stays: extreme offsets a pull must not overflow on.
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, recs) = fill(dir.path(), 400);
+    let cq = dir.path().join("consumequeue/T/0/00000000000000000000");
+    let f = OpenOptions::new().write(true).open(&cq).unwrap();
+    f.write_all_at(&(i64::MAX - 10).to_be_bytes(), 5 * 20)
+        .unwrap();
+    f.write_all_at(&i64::MIN.to_be_bytes(), 6 * 20).unwrap();
+    f.write_all_at(&(recs[7].0 + 1).to_be_bytes(), 7 * 20)
+        .unwrap();
+    drop(f);
+    let rep = rmqd::store::tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+    for unit in [5, 7] {
+        assert!(
+            rep.problems
+                .iter()
+                .any(|p| p.file == cq && p.offset == unit * 20),
+            "unit {unit}: {:#?}",
+            rep.problems
+        );
+    }
+    let store = MessageStore::open(cfg).unwrap();
+    assert!(store.wait_dispatched(Duration::from_secs(5)));
+    assert_eq!(store.max_offset_in_queue("T", 0), 400);
+    let mut served = Vec::new();
+    let mut next = 0;
+    while next < 400 {
+        let g = store.get_message("T", 0, next, 32, 4 << 20, None);
+        assert!(g.next_begin_offset > next, "a pull always moves on");
+        for (b, qo) in g.messages.iter().zip(&g.queue_offsets) {
+            let Ok(Decoded::Record(r)) = record::decode(b, true) else {
+                panic!("{qo}: not a record")
+            };
+            assert_eq!((r.queue_offset, r.phys_offset), (*qo, recs[*qo as usize].0));
+            served.push(*qo);
+        }
+        next = g.next_begin_offset;
+    }
+    let expect: Vec<i64> = (0..400).filter(|q| ![5, 6, 7].contains(q)).collect();
+    assert_eq!(
+        served, expect,
+        "every intact unit is served, no damaged one"
+    );
+    assert!(!store.check_in_mem_by_consume_offset("T", 0, 6, 1));
+    store.shutdown();
+}

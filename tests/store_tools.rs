@@ -131,3 +131,26 @@ fn shutdown_right_after_puts_leaves_a_store_that_verifies() {
         assert_eq!((rep.records, rep.cq_units), (400, 400));
     }
 }
+
+#[test]
+fn verify_flags_an_all_zero_checkpoint_only_when_the_store_has_records() {
+    let empty = tempfile::tempdir().unwrap();
+    let cfg = small_config(empty.path());
+    MessageStore::open(cfg.clone()).unwrap().shutdown();
+    std::fs::write(empty.path().join("checkpoint"), [0u8; 4096]).unwrap();
+    let rep = tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+    assert!(rep.is_ok(), "nothing to lose: {:?}", rep.problems);
+
+    let dir = tempfile::tempdir().unwrap();
+    fill(dir.path(), 10);
+    let cfg = small_config(dir.path());
+    std::fs::write(dir.path().join("checkpoint"), [0u8; 4096]).unwrap();
+    let rep = tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+    let p = &rep.problems[..];
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(
+        (p[0].file.clone(), p[0].offset),
+        (dir.path().join("checkpoint"), 0)
+    );
+    assert!(p[0].what.contains("all zero"), "{}", p[0].what);
+}

@@ -24,7 +24,7 @@ impl MessageStore {
         let max_phy = inner.commitlog.max_offset();
         let mem = (inner.total_memory as f64 * inner.cfg.access_message_in_memory_max_ratio as f64
             / 100.0) as i64;
-        max_phy - unit.phy_offset <= mem
+        max_phy.saturating_sub(unit.phy_offset) <= mem
     }
 
     /// Up to `count` units of a queue from `index`: (physical offset, size, tags code).

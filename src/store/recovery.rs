@@ -172,7 +172,9 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
     } else {
         scan_start
     };
-    for off in index_lag.into_iter().chain(index_cut) {
+    // Queues that cut good units for damage inside them are restored from their last good unit.
+    let repair = inner.cqs.all().iter().filter_map(|q| q.repair_from()).min();
+    for off in index_lag.into_iter().chain(index_cut).chain(repair) {
         reput_start = reput_start.min(off);
     }
     reput_start = reput_start.clamp(cl.min_offset(), process);

@@ -166,7 +166,7 @@ impl MessageStore {
                     break;
                 };
                 let qo = base + i as i64;
-                let in_mem = max_phy - u.phy_offset <= mem;
+                let in_mem = max_phy.saturating_sub(u.phy_offset) <= mem;
                 if ((qo - offset) as usize) * CQ_UNIT_SIZE >= max_filter {
                     break;
                 }
@@ -191,9 +191,22 @@ impl MessageStore {
                     if res.buffer_total_size == 0 {
                         res.status = MESSAGE_WAS_REMOVING;
                     }
-                    next_phy_file_start = inner.commitlog.roll_next_file(u.phy_offset);
+                    // Units of a deleted commit-log file are skipped up to the next file. A unit
+                    // pointing past the end (damage) is skipped alone: rolling from it would
+                    // skip every unit after it (Java's roll overflows instead).
+                    if u.phy_offset < inner.commitlog.min_offset() {
+                        next_phy_file_start = inner.commitlog.roll_next_file(u.phy_offset);
+                    }
                     continue;
                 };
+                if !record::is_unit_record(&bytes, u.phy_offset, u.size) {
+                    // A damaged unit (verify names it): skipped like a filtered message, so the
+                    // consumer moves past it instead of receiving bytes that are not a record.
+                    if res.buffer_total_size == 0 {
+                        res.status = NO_MATCHED_MESSAGE;
+                    }
+                    continue;
+                }
                 if filter.is_some_and(|f| !f.is_matched_by_commit_log(&bytes)) {
                     if res.buffer_total_size == 0 {
                         res.status = NO_MATCHED_MESSAGE;
@@ -207,7 +220,7 @@ impl MessageStore {
                 next_phy_file_start = i64::MIN;
             }
         }
-        res.suggest_pulling_from_slave = max_phy - max_phy_pulling > mem;
+        res.suggest_pulling_from_slave = max_phy.saturating_sub(max_phy_pulling) > mem;
         res.next_begin_offset = next;
         res
     }
@@ -422,7 +435,7 @@ impl MessageStore {
             }
             let last = cq.max_offset_in_queue() - 1;
             let expired = match cq.get_unit(last) {
-                Some(u) => u.phy_offset + u.size as i64 <= min,
+                Some(u) => u.end() <= min,
                 None => true,
             };
             if expired {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod java_fixture;
+pub mod twin;
 
 use std::net::SocketAddr;
 use std::path::Path;

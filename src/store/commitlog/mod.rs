@@ -184,7 +184,7 @@ impl CommitLog {
     /// Start offset of the file after the one holding `offset`.
     pub fn roll_next_file(&self, offset: i64) -> i64 {
         let fs = self.file_size as i64;
-        offset + fs - offset % fs
+        offset.saturating_add(fs - offset.rem_euclid(fs))
     }
 
     fn check_single(&self, m: &MessageInput) -> Option<PutMessageStatus> {

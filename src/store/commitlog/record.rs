@@ -270,6 +270,20 @@ pub fn peek_header(buf: &[u8]) -> Option<(i32, i32)> {
     ))
 }
 
+/// Whether `buf` (the `size` bytes a consume-queue unit `(offset, size)` selects) is the record
+/// the unit claims: TOTALSIZE == `size`, a v1/v2 magic, PHYSICALOFFSET == `offset`. A damaged unit
+/// (wrong size, pointing into the middle of a record) fails; Java hands such bytes out as they are.
+pub fn is_unit_record(buf: &[u8], offset: i64, size: i32) -> bool {
+    let Some((total, magic)) = peek_header(buf) else {
+        return false;
+    };
+    let Some(p) = buf.get(POS_PHYS_OFFSET..POS_PHYS_OFFSET + 8) else {
+        return false;
+    };
+    let phys = i64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]]);
+    total == size && (magic == MAGIC_V1 || magic == MAGIC_V2) && phys == offset
+}
+
 /// Decodes the record at the start of `buf` (Java `checkMessageAndReturnSize`).
 pub fn decode(buf: &[u8], check_crc: bool) -> Result<Decoded<'_>, RecordError> {
     let Some((total, magic)) = peek_header(buf) else {
@@ -356,4 +370,26 @@ pub fn decode(buf: &[u8], check_crc: bool) -> Result<Decoded<'_>, RecordError> {
         topic,
         properties,
     }))
+}
+
+#[cfg(test)]
+mod unit_record_tests {
+    use super::*;
+
+    #[test]
+    fn a_unit_must_point_at_the_start_of_a_record_of_its_size() {
+        let mut b = vec![0u8; 64];
+        b[..4].copy_from_slice(&64_i32.to_be_bytes());
+        b[4..8].copy_from_slice(&MAGIC_V1.to_be_bytes());
+        b[POS_PHYS_OFFSET..POS_PHYS_OFFSET + 8].copy_from_slice(&1000_i64.to_be_bytes());
+        assert!(is_unit_record(&b, 1000, 64));
+        assert!(!is_unit_record(&b[..57], 1000, 57), "wrong size");
+        assert!(!is_unit_record(&b, 1064, 64), "another record's offset");
+        assert!(
+            !is_unit_record(&b[..20], 1000, 20),
+            "too short to be a record"
+        );
+        b[4] ^= 1;
+        assert!(!is_unit_record(&b, 1000, 64), "no magic");
+    }
 }

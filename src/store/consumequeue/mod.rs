@@ -45,6 +45,11 @@ impl CqUnit {
         })
     }
 
+    /// `phyOffset + size`: where the record ends (saturating: a damaged unit may hold anything).
+    pub fn end(&self) -> i64 {
+        self.phy_offset.saturating_add(self.size as i64)
+    }
+
     /// Java recovery's validity test.
     pub fn is_valid(&self) -> bool {
         self.phy_offset >= 0 && self.size > 0
@@ -58,6 +63,26 @@ const FILLER: CqUnit = CqUnit {
     tags_code: 0,
 };
 
+/// How far past an invalid unit recovery looks for valid ones (damage inside a queue rather
+/// than its end). Bounded so that a start-up with many queues does not read every queue's
+/// unwritten (sparse) tail.
+const DAMAGE_LOOKAHEAD_UNITS: usize = 256;
+
+/// Whether a valid unit lies in `f` within [`pos`, `pos` + the look-ahead).
+fn any_valid_unit(f: &MappedFile, pos: usize) -> bool {
+    let len = f
+        .size()
+        .saturating_sub(pos)
+        .min(DAMAGE_LOOKAHEAD_UNITS * CQ_UNIT_SIZE);
+    let Some(rest) = f.read(pos, len) else {
+        return false;
+    };
+    rest.iter().any(|&b| b != 0)
+        && rest
+            .chunks_exact(CQ_UNIT_SIZE)
+            .any(|c| CqUnit::decode(c).is_some_and(|u| u.is_valid()))
+}
+
 /// A consume queue.
 pub struct ConsumeQueue {
     topic: String,
@@ -67,6 +92,10 @@ pub struct ConsumeQueue {
     min_logic_offset: AtomicI64,
     /// STORETIMESTAMP of the last unit appended.
     last_store_ts: AtomicI64,
+    /// Set by recovery when damage inside the queue (an invalid unit or one past the commit-log
+    /// end, followed by valid units) made it cut good units: the commit-log offset from which
+    /// re-dispatch restores them (-1 = none).
+    repair_from: AtomicI64,
 }
 
 impl ConsumeQueue {
@@ -92,6 +121,7 @@ impl ConsumeQueue {
             max_physic_offset: AtomicI64::new(-1),
             min_logic_offset: AtomicI64::new(0),
             last_store_ts: AtomicI64::new(0),
+            repair_from: AtomicI64::new(-1),
         }
     }
 
@@ -117,7 +147,8 @@ impl ConsumeQueue {
     }
 
     /// Recovery (§4.2): scans from the third-from-last file to the first invalid unit, sets
-    /// positions there and deletes later files.
+    /// positions there and deletes later files. Valid units after that one mean damage inside
+    /// the queue, not its end: Java drops them; rmqd notes where re-dispatch must restore them.
     pub fn recover(&self) -> Result<()> {
         let files = self.queue.files();
         if files.is_empty() {
@@ -126,15 +157,22 @@ impl ConsumeQueue {
         let start = files.len().saturating_sub(3);
         let mut end = files[start].from_offset();
         let mut max_phy = -1;
-        'files: for f in &files[start..] {
+        'files: for (i, f) in files.iter().enumerate().skip(start) {
             let mut pos = 0;
             while let Some(u) = f.read(pos, CQ_UNIT_SIZE).and_then(CqUnit::decode) {
                 if !u.is_valid() {
                     end = f.from_offset() + pos as i64;
+                    let later = files.get(i + 1..).unwrap_or(&[]);
+                    if any_valid_unit(f, pos + CQ_UNIT_SIZE)
+                        || later.iter().any(|g| any_valid_unit(g, 0))
+                    {
+                        tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
+                        self.note_repair(max_phy);
+                    }
                     break 'files;
                 }
                 if u != FILLER {
-                    max_phy = u.phy_offset + u.size as i64;
+                    max_phy = u.end();
                 }
                 pos += CQ_UNIT_SIZE;
             }
@@ -148,37 +186,48 @@ impl ConsumeQueue {
         Ok(())
     }
 
-    /// Truncates units whose phyOffset >= `phy_end` (after commit-log recovery). Units are in
-    /// increasing phyOffset order, so only the tail is examined.
-    pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
-        if self.max_physic_offset() <= phy_end {
-            return Ok(());
+    /// Where re-dispatch must start to restore units recovery cut for damage (None if none).
+    pub fn repair_from(&self) -> Option<i64> {
+        let v = self.repair_from.load(Ordering::Acquire);
+        (v >= 0).then_some(v)
+    }
+
+    fn note_repair(&self, from: i64) {
+        let from = from.max(0);
+        let old = self.repair_from.load(Ordering::Acquire);
+        if old < 0 || from < old {
+            self.repair_from.store(from, Ordering::Release);
         }
+    }
+
+    /// Truncates units from the first one whose phyOffset >= `phy_end` (after commit-log
+    /// recovery; Java `truncateDirtyLogicFiles`): newest files whose first unit is past the end
+    /// are deleted, then the last remaining file is scanned unit by unit. A unit past the end
+    /// with units inside the commit log after it is damage, not a tail: those later units are
+    /// cut as Java cuts them and marked for re-dispatch.
+    pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
         let files = self.queue.files();
+        let past = |u: &CqUnit| *u != FILLER && u.phy_offset >= phy_end;
         let mut cut = None;
         for f in files.iter().rev() {
-            let first = f.read(0, CQ_UNIT_SIZE).and_then(CqUnit::decode);
-            match first {
-                Some(u) if u != FILLER && u.phy_offset >= phy_end => cut = Some(f.from_offset()),
-                _ => {
-                    let n = f.wrote_position() / CQ_UNIT_SIZE;
-                    let (mut lo, mut hi) = (0usize, n);
-                    while lo < hi {
-                        let mid = (lo + hi) / 2;
-                        match f
-                            .read(mid * CQ_UNIT_SIZE, CQ_UNIT_SIZE)
-                            .and_then(CqUnit::decode)
-                        {
-                            Some(u) if u == FILLER || u.phy_offset < phy_end => lo = mid + 1,
-                            _ => hi = mid,
-                        }
-                    }
-                    if lo < n {
-                        cut = Some(f.from_offset() + (lo * CQ_UNIT_SIZE) as i64);
-                    }
-                    break;
+            let unit = |k: usize| {
+                f.read(k * CQ_UNIT_SIZE, CQ_UNIT_SIZE)
+                    .and_then(CqUnit::decode)
+            };
+            if unit(0).is_some_and(|u| past(&u)) {
+                cut = Some(f.from_offset());
+                continue;
+            }
+            let n = f.wrote_position() / CQ_UNIT_SIZE;
+            if let Some(k) = (1..n).find(|&k| unit(k).is_some_and(|u| past(&u))) {
+                cut = Some(f.from_offset() + (k * CQ_UNIT_SIZE) as i64);
+                if (k + 1..n).any(|j| unit(j).is_some_and(|u| u.is_valid() && !past(&u))) {
+                    tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
+                    let before = k.checked_sub(1).and_then(unit);
+                    self.note_repair(before.map_or(0, |u| u.end()));
                 }
             }
+            break;
         }
         let Some(end) = cut else { return Ok(()) };
         tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");
@@ -187,7 +236,7 @@ impl ConsumeQueue {
             .checked_sub(1)
             .and_then(|i| self.get_unit(i));
         let max_phy = match last {
-            Some(u) if u != FILLER => u.phy_offset + u.size as i64,
+            Some(u) if u != FILLER => u.end(),
             _ => -1,
         };
         self.max_physic_offset.store(max_phy, Ordering::Release);
@@ -200,7 +249,7 @@ impl ConsumeQueue {
     /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
     /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
     pub fn put_unit(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) -> Result<()> {
-        if unit.phy_offset + unit.size as i64 <= self.max_physic_offset() {
+        if unit.end() <= self.max_physic_offset() {
             return Ok(());
         }
         let expect = queue_offset * CQ_UNIT_SIZE as i64;
@@ -216,8 +265,7 @@ impl ConsumeQueue {
             tracing::error!(topic = %self.topic, queue = self.queue_id, expect, current, "[BUG] consume queue gap; writing at the current end");
         }
         file.append(&unit.encode());
-        self.max_physic_offset
-            .store(unit.phy_offset + unit.size as i64, Ordering::Release);
+        self.max_physic_offset.store(unit.end(), Ordering::Release);
         self.last_store_ts.store(store_ts, Ordering::Release);
         Ok(())
     }
@@ -324,5 +372,85 @@ impl ConsumeQueue {
         self.max_physic_offset.store(-1, Ordering::Release);
         self.min_logic_offset.store(0, Ordering::Release);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue_with(dir: &Path, n: i64) -> ConsumeQueue {
+        let q = ConsumeQueue::new("T", 0, dir, 20 * 100);
+        for i in 0..n {
+            let u = CqUnit {
+                phy_offset: i * 100,
+                size: 100,
+                tags_code: 0,
+            };
+            q.put_unit(u, i, 1).unwrap();
+        }
+        q.flush(0).unwrap();
+        q
+    }
+
+    fn write_unit(dir: &Path, k: u64, b: &[u8]) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("00000000000000000000"))
+            .unwrap();
+        f.write_all_at(b, k * CQ_UNIT_SIZE as u64).unwrap();
+    }
+
+    #[test]
+    fn recover_notes_a_zeroed_unit_followed_by_valid_ones_for_repair() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        write_unit(dir.path(), 2, &[0u8; 20]);
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        assert_eq!(
+            q.max_offset_in_queue(),
+            2,
+            "Java's recover ends the queue there"
+        );
+        assert_eq!(
+            q.repair_from(),
+            Some(200),
+            "re-dispatch from the last good unit's end"
+        );
+    }
+
+    #[test]
+    fn recover_of_a_queue_that_just_ends_needs_no_repair() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        assert_eq!((q.max_offset_in_queue(), q.repair_from()), (6, None));
+    }
+
+    #[test]
+    fn truncate_cuts_at_the_first_unit_past_the_end_and_notes_damage_amid_valid_units() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        write_unit(dir.path(), 2, &9_999_999_i64.to_be_bytes());
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        q.truncate_dirty_logic_files(600).unwrap();
+        assert_eq!(q.max_offset_in_queue(), 2);
+        assert_eq!(q.max_physic_offset(), 200);
+        assert_eq!(q.repair_from(), Some(200));
+    }
+
+    #[test]
+    fn truncate_of_a_tail_past_the_end_is_no_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(queue_with(dir.path(), 6));
+        let q = ConsumeQueue::load("T", 0, dir.path(), 20 * 100).unwrap();
+        q.recover().unwrap();
+        q.truncate_dirty_logic_files(350).unwrap();
+        assert_eq!((q.max_offset_in_queue(), q.max_physic_offset()), (4, 400));
+        assert_eq!(q.repair_from(), None);
     }
 }

@@ -185,7 +185,7 @@ impl IndexFile {
         if slot_value <= 0 || slot_value > self.header.index_count {
             slot_value = 0;
         }
-        let mut diff = store_ts - self.header.begin_timestamp;
+        let mut diff = store_ts.saturating_sub(self.header.begin_timestamp);
         diff /= 1000;
         if self.header.begin_timestamp <= 0 {
             diff = 0;
@@ -235,11 +235,18 @@ impl IndexFile {
             let phy = i64::from_be_bytes(p);
             let diff = i32::from_be_bytes([e[12], e[13], e[14], e[15]]) as i64;
             let prev = i32::from_be_bytes([e[16], e[17], e[18], e[19]]);
-            let time = self.header.begin_timestamp + diff * 1000;
+            if diff < 0 {
+                return;
+            }
+            let time = self.header.begin_timestamp.saturating_add(diff * 1000);
             if h == hash && time >= begin && time <= end {
                 out.push(phy);
             }
-            if prev <= 0 || prev > count || prev == cur || time < begin {
+            // Entries are numbered in write order, so a chain only goes back. Java stops on
+            // `prev == cur` only; a damaged prevIndex pointing forward makes its walk loop
+            // forever (or collect one offset `max` times). Stopping at `prev >= cur` costs
+            // nothing on an intact file.
+            if prev <= 0 || prev > count || prev >= cur || time < begin {
                 return;
             }
             cur = prev;
@@ -273,5 +280,30 @@ impl IndexFile {
     }
     pub fn slot_count(&self) -> usize {
         self.slots
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_stops_on_a_prev_index_pointing_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = IndexFile::create(&dir.path().join("1"), 4, 16, None).unwrap();
+        // Hashes 4, 8, 12 share slot 0: the chain is 3 -> 2 -> 1.
+        for (h, phy) in [(4, 100), (8, 200), (12, 300)] {
+            assert!(f.put_key(h, phy, 1_000_000));
+        }
+        // Entry 2 now points forward to 3: a cycle 3 -> 2 -> 3 (Java's walk never ends).
+        let ep = f.entry_pos(2) + 16;
+        f.map[ep..ep + 4].copy_from_slice(&3_i32.to_be_bytes());
+        let mut out = Vec::new();
+        f.select(16, 64, 0, i64::MAX, &mut out);
+        assert!(out.is_empty(), "hash 16 (slot 0) matches no entry");
+        f.select(12, 64, 0, i64::MAX, &mut out);
+        assert_eq!(out, vec![300], "found once, not 64 times");
+        f.select(8, 64, 0, i64::MAX, &mut out);
+        assert_eq!(out, vec![300, 200]);
     }
 }

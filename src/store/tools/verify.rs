@@ -1,7 +1,9 @@
 //! `verify`: reads a whole store directory and reports every inconsistency with its file and
 //! byte offset — invalid or torn records and garbage after the end of data, consume-queue units
-//! that disagree with their records or are missing for records, index entries and coverage, and
-//! checkpoint values recovery would misread.
+//! that are invalid amid valid ones, point past the end or disagree with their records, or are
+//! missing for records; index slots out of range, broken or crossed chains, entries no chain
+//! reaches, header counts and offsets that disagree with the entries, entries without a record;
+//! and checkpoint values recovery would misread (including all zero on a store with records).
 
 use std::collections::{HashMap, HashSet};
 
@@ -321,8 +323,24 @@ fn verify_consume_queues(
                 let mut full = map.len() == cfg.mapped_file_size_consume_queue as usize;
                 for (k, chunk) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
                     let Some(u) = CqUnit::decode(chunk).filter(|u| u.is_valid()) else {
-                        full = false;
-                        break;
+                        let at = k * CQ_UNIT_SIZE;
+                        if map[at + CQ_UNIT_SIZE..].iter().all(|&b| b == 0) {
+                            full = false;
+                            break;
+                        }
+                        // Damage, not the end: Java's recover ends the queue here when it scans
+                        // this file (one of the last three); the units after it are checked on.
+                        rep.problems.push(Problem {
+                            file: path.clone(),
+                            offset: at as u64,
+                            what: format!(
+                                "unit {} is invalid (phyOffset {}, size {}) amid valid units; recovery ends the queue here if it scans this file",
+                                first + k as i64,
+                                i64::from_be_bytes(chunk[..8].try_into().unwrap_or_default()),
+                                i32::from_be_bytes(chunk[8..12].try_into().unwrap_or_default()),
+                            ),
+                        });
+                        continue;
                     };
                     end = Some(first + k as i64 + 1);
                     rep.cq_units += 1;
@@ -336,7 +354,7 @@ fn verify_consume_queues(
                         offset: at,
                         what,
                     };
-                    if u.phy_offset + u.size as i64 > rep.commit_log_end {
+                    if u.end() > rep.commit_log_end {
                         rep.problems.push(bad(format!(
                             "unit points past the commit-log end ({})",
                             u.phy_offset
@@ -402,6 +420,7 @@ fn verify_index(
         rep.index_files += 1;
         let h = IndexHeader::decode(&map[..INDEX_HEADER_SIZE]);
         covered_to = covered_to.max(h.end_phy_offset);
+        index_structure(&path, &map, &h, slots, cfg.max_index_num as usize, rep);
         let base = INDEX_HEADER_SIZE + slots * 4;
         for n in 1..h.index_count.max(1) {
             let ep = base + n as usize * 20;
@@ -453,4 +472,116 @@ fn verify_index(
         }
     }
     Ok(covered_to)
+}
+
+/// One index entry: (keyHash, phyOffset, prevIndex).
+fn index_entry(map: &[u8], slots: usize, n: usize) -> Option<(i32, i64, i32)> {
+    let ep = INDEX_HEADER_SIZE + slots * 4 + n * 20;
+    let e = map.get(ep..ep + 20)?;
+    let mut p = [0u8; 8];
+    p.copy_from_slice(&e[4..12]);
+    Some((
+        i32::from_be_bytes([e[0], e[1], e[2], e[3]]),
+        i64::from_be_bytes(p),
+        i32::from_be_bytes([e[16], e[17], e[18], e[19]]),
+    ))
+}
+
+/// Header counts, slot values and chains of one index file: a slot outside 1..indexCount-1, an
+/// entry in the wrong slot's chain, an entry no chain reaches (its key cannot be found), entries
+/// written past indexCount, and hashSlotCount / begin / end offsets that disagree with the entries.
+fn index_structure(
+    path: &std::path::Path,
+    map: &[u8],
+    h: &IndexHeader,
+    slots: usize,
+    max_entries: usize,
+    rep: &mut Report,
+) {
+    let count = h.index_count.max(1) as usize;
+    let written = count.min(max_entries);
+    let mut bad = |offset: usize, what: String| {
+        rep.problems.push(Problem {
+            file: path.to_path_buf(),
+            offset: offset as u64,
+            what,
+        })
+    };
+    let entry_pos = |n: usize| INDEX_HEADER_SIZE + slots * 4 + n * 20;
+    let mut reached = vec![false; written];
+    let mut used_slots = 0;
+    for s in 0..slots {
+        let sp = INDEX_HEADER_SIZE + s * 4;
+        let Some(v) = map
+            .get(sp..sp + 4)
+            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        else {
+            break;
+        };
+        if v == 0 {
+            continue;
+        }
+        if v < 0 || v as usize >= written {
+            bad(sp, format!("slot {s}: value {v} outside 1..{} (indexCount {count}); its keys cannot be found", written.saturating_sub(1)));
+            continue;
+        }
+        used_slots += 1;
+        let mut cur = v as usize;
+        while let Some((hash, _, prev)) = index_entry(map, slots, cur) {
+            if reached[cur] {
+                break;
+            }
+            reached[cur] = true;
+            let home = hash.max(0) as usize % slots.max(1);
+            if home != s {
+                bad(entry_pos(cur), format!("entry {cur} is in the chain of slot {s} but its hash {hash} belongs to slot {home}"));
+            }
+            if prev <= 0 || prev as usize >= cur {
+                break;
+            }
+            cur = prev as usize;
+        }
+    }
+    for (n, r) in reached.iter().enumerate().skip(1) {
+        if !r {
+            bad(entry_pos(n), format!("entry {n} is not reachable from its slot (broken chain); its key cannot be found"));
+        }
+    }
+    if count < max_entries && index_entry(map, slots, count).is_some_and(|e| e != (0, 0, 0)) {
+        bad(36, format!("indexCount {count} but entry {count} holds data; entries past the count are overwritten and unreachable"));
+    }
+    if h.hash_slot_count != used_slots {
+        bad(
+            32,
+            format!(
+                "hashSlotCount {} but {used_slots} slots are in use",
+                h.hash_slot_count
+            ),
+        );
+    }
+    if written > 1 {
+        let first = index_entry(map, slots, 1).map(|e| e.1);
+        let last = index_entry(map, slots, written - 1).map(|e| e.1);
+        if first.is_some_and(|p| p != h.begin_phy_offset) {
+            bad(
+                16,
+                format!(
+                    "beginPhyOffset {} but entry 1 is at {}",
+                    h.begin_phy_offset,
+                    first.unwrap_or(0)
+                ),
+            );
+        }
+        if last.is_some_and(|p| p != h.end_phy_offset) {
+            bad(
+                24,
+                format!(
+                    "endPhyOffset {} but entry {} is at {}",
+                    h.end_phy_offset,
+                    written - 1,
+                    last.unwrap_or(0)
+                ),
+            );
+        }
+    }
 }
