@@ -330,11 +330,7 @@ impl MappedFile {
     /// when the kernel refused.
     pub fn release_pages(&self, from: usize, len: usize) -> bool {
         let start = from.div_ceil(OS_PAGE_SIZE) * OS_PAGE_SIZE;
-        let end = from
-            .saturating_add(len)
-            .min(self.wrote_position())
-            / OS_PAGE_SIZE
-            * OS_PAGE_SIZE;
+        let end = from.saturating_add(len).min(self.wrote_position()) / OS_PAGE_SIZE * OS_PAGE_SIZE;
         end <= start || self.dontneed(start, end)
     }
 
@@ -409,13 +405,24 @@ mod tests {
         f.append(&data).unwrap();
         let addr = f.map.as_ptr() as usize;
         let before = mapping_rss_kib(addr).unwrap();
-        assert!(before >= 256, "all 64 pages resident after the write: {before} KiB");
+        assert!(
+            before >= 256,
+            "all 64 pages resident after the write: {before} KiB"
+        );
         // Dirty and never msync'ed: dropping the mapping must keep the bytes.
         assert!(f.dontneed(0, size));
         let after = mapping_rss_kib(addr).unwrap();
         assert!(after < before / 4, "released: {before} -> {after} KiB");
-        assert_eq!(f.read(0, size).unwrap(), &data[..], "re-faulted from the page cache");
-        assert_eq!(std::fs::read(&path).unwrap(), data, "file contents unchanged");
+        assert_eq!(
+            f.read(0, size).unwrap(),
+            &data[..],
+            "re-faulted from the page cache"
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            data,
+            "file contents unchanged"
+        );
     }
 
     #[test]
@@ -430,10 +437,20 @@ mod tests {
         assert!(mapping_rss_kib(addr).unwrap() >= 64);
         assert!(f.release_pages(0, 16 * OS_PAGE_SIZE));
         let rss = mapping_rss_kib(addr).unwrap();
-        assert!((24..40).contains(&rss), "10 written pages released, 6 ahead kept: {rss} KiB");
-        assert!(f.read(0, 10 * OS_PAGE_SIZE).unwrap().iter().all(|&b| b == 9));
+        assert!(
+            (24..40).contains(&rss),
+            "10 written pages released, 6 ahead kept: {rss} KiB"
+        );
+        assert!(f
+            .read(0, 10 * OS_PAGE_SIZE)
+            .unwrap()
+            .iter()
+            .all(|&b| b == 9));
         f.flush(0).unwrap();
         let on_disk = std::fs::read(f.path()).unwrap();
-        assert!(on_disk[..10 * OS_PAGE_SIZE].iter().all(|&b| b == 9), "flush after release");
+        assert!(
+            on_disk[..10 * OS_PAGE_SIZE].iter().all(|&b| b == 9),
+            "flush after release"
+        );
     }
 }
