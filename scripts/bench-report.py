@@ -57,6 +57,32 @@ lines.append("```\n")
 lines.append("Medians over the runs of each broker (runs: "
              + ", ".join(f"{k}×{len({r['run'] for r in rows if r.get('broker') == k})}" for k in ("java", "rmqd"))
              + "). Ratio = rmqd / Java: above 1 is better for TPS, below 1 is better for latency, CPU, memory, time.\n")
+
+
+def head(label, scen, f, target):
+    j, r = med("java", scen, f), med("rmqd", scen, f)
+    lines.append(f"| {label} | {fmt(j)} | {fmt(r)} | {ratio(j, r)} | {target} |")
+
+
+lines.append("Headline (issue 6 targets):\n")
+lines.append("| figure | Java | rmqd | rmqd/Java | target |")
+lines.append("|---|---:|---:|---:|---|")
+for s in scenarios:
+    if s.startswith("eq-"):
+        head(f"{s}: send RTT p99 (ms) at equal load", s, lambda r: r["send_rtt_us"]["p99"] / 1000.0, "≤ 0.33")
+        head(f"{s}: end-to-end p50 (ms) at equal load", s, lambda r: r["e2e_us"]["p50"] / 1000.0, "")
+        head(f"{s}: end-to-end p99 (ms) at equal load", s, lambda r: r["e2e_us"]["p99"] / 1000.0, "≤ 0.33")
+        head(f"{s}: end-to-end p99.9 (ms) at equal load", s, lambda r: r["e2e_us"]["p999"] / 1000.0, "")
+    else:
+        head(f"{s}: send TPS", s, lambda r: r["send_tps"], "≥ 2")
+        head(f"{s}: broker CPU ms / 1000 msgs", s,
+             lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None, "≤ 0.33")
+head("peak RSS VmHWM (MiB)", "memory", lambda r: r["vm_hwm_kib"] / 1024.0, "≤ 0.125")
+head("… RssAnon at the highest sample (MiB)", "memory", lambda r: r["anon_kib"] / 1024.0, "")
+head("… RssFile at the highest sample (MiB)", "memory", lambda r: r["file_kib"] / 1024.0, "")
+head("process start → first ack (ms)", "startup", lambda r: r["first_ack_ms"], "≤ 100 ms")
+head("kill -9 restart → first ack (ms)", "recovery", lambda r: r["first_ack_ms"], "")
+lines.append("")
 lines.append("| scenario | metric | Java | rmqd | rmqd/Java |")
 lines.append("|---|---|---:|---:|---:|")
 
@@ -67,6 +93,7 @@ def row(scen, label, f, digits=1):
 
 
 for s in scenarios:
+    row(s, "offered rate (msgs/s, 0 = closed loop)", lambda r: r.get("rate", 0))
     row(s, "send TPS", lambda r: r["send_tps"])
     row(s, "messages acked (sent)", lambda r: r["sent"])
     row(s, "consumed", lambda r: r["consumed"])
@@ -82,6 +109,12 @@ row("startup", "process start → port open (ms)", lambda r: r["port_open_ms"])
 row("recovery", "kill -9 restart → first ack (ms)", lambda r: r["first_ack_ms"])
 row("recovery", "CommitLog files on disk (MiB, apparent size incl. preallocated)", lambda r: r["commitlog_bytes"] / 1048576)
 row("memory", "peak RSS VmHWM (MiB)", lambda r: r["vm_hwm_kib"] / 1024.0)
+row("memory", "highest sampled VmRSS (MiB)", lambda r: r["rss_kib"] / 1024.0)
+row("memory", "… of which RssAnon (heap, stacks, buffers) (MiB)", lambda r: r["anon_kib"] / 1024.0)
+row("memory", "… of which RssFile (mapped store files, binary) (MiB)", lambda r: r["file_kib"] / 1024.0)
+row("memory", "… of which RssShmem (MiB)", lambda r: r["shmem_kib"] / 1024.0)
+row("memory", "highest sampled RssAnon (MiB)", lambda r: r["max_anon_kib"] / 1024.0)
+row("memory", "highest sampled RssFile (MiB)", lambda r: r["max_file_kib"] / 1024.0)
 bad = [r for r in rows if r.get("count_mismatch")]
 errors = [r for r in rows if "error" in r]
 lines.append("")

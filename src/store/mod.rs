@@ -94,6 +94,7 @@ struct Services {
     cq_flush: flush::consume_queue::ConsumeQueueFlushService,
     cleanup: cleanup::CleanupService,
     prefault: commitlog::prefault::PrefaultService,
+    page_release: commitlog::page_release::PageReleaseService,
 }
 
 /// The message store. `Send + Sync`; share it with `Arc`.
@@ -203,6 +204,7 @@ impl MessageStore {
             cq_flush: flush::consume_queue::ConsumeQueueFlushService::start(Arc::clone(inner))?,
             cleanup: cleanup::CleanupService::start(Arc::clone(inner))?,
             prefault: commitlog::prefault::PrefaultService::start(Arc::clone(inner))?,
+            page_release: commitlog::page_release::PageReleaseService::start(Arc::clone(inner))?,
         })
     }
 
@@ -216,6 +218,7 @@ impl MessageStore {
         inner.shutdown.store(true, Ordering::Release);
         s.cleanup.stop();
         s.prefault.stop();
+        s.page_release.stop();
         if let Some(mut rt) = s.real_time.take() {
             rt.stop();
         }

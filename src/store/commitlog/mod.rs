@@ -1,6 +1,7 @@
 //! `CommitLog`: the append-only log of all messages. Records are encoded outside the put lock;
 //! the lock covers only offset assignment (physical + queue offset, store timestamp) and the copy.
 
+pub mod page_release;
 pub mod prefault;
 pub mod record;
 pub mod recovery;

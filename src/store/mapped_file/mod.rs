@@ -323,6 +323,37 @@ impl MappedFile {
         rc == 0
     }
 
+    /// Drops this process's page-table entries for the published bytes of `[from, from+len)`
+    /// (whole pages only, clamped to the wrote position), so they stop counting in its RSS. The
+    /// data stays in the page cache (dirty pages stay dirty: a later `flush` still writes them)
+    /// and the next read faults it back in, a minor fault while the page is cached. Returns false
+    /// when the kernel refused.
+    pub fn release_pages(&self, from: usize, len: usize) -> bool {
+        let start = from.div_ceil(OS_PAGE_SIZE) * OS_PAGE_SIZE;
+        let end = from.saturating_add(len).min(self.wrote_position()) / OS_PAGE_SIZE * OS_PAGE_SIZE;
+        end <= start || self.dontneed(start, end)
+    }
+
+    /// MADV_DONTNEED over the page-aligned `[start, end)` of the mapping.
+    fn dontneed(&self, start: usize, end: usize) -> bool {
+        debug_assert!(start % OS_PAGE_SIZE == 0 && end % OS_PAGE_SIZE == 0 && end <= self.size);
+        // SAFETY: the range is inside the mapping. On a MAP_SHARED file mapping MADV_DONTNEED
+        // only unmaps the pages from this process: the dirty bit of a dirty page moves to the page
+        // cache page (nothing is lost before writeback, and msync of the range still writes it:
+        // msync syncs the file range, not the page tables), and any later access maps the same
+        // bytes again from the page cache or the file (pinned by the test below). So slices
+        // borrowed by readers stay valid and unchanged. Callers pass published bytes only (below
+        // `wrote`), which the writer never touches again.
+        let rc = unsafe {
+            libc::madvise(
+                self.map.as_mut_ptr().add(start) as *mut libc::c_void,
+                end - start,
+                libc::MADV_DONTNEED,
+            )
+        };
+        rc == 0
+    }
+
     /// Touches every page of the unwritten part (warmMapedFileEnable).
     pub fn warm(&self) {
         let _guard = self.write_lock.lock();
@@ -347,5 +378,79 @@ impl AsRef<[u8]> for MappedSlice {
     fn as_ref(&self) -> &[u8] {
         // The range was checked to be published when the slice was made and stays so.
         self.file.read(self.pos, self.len).unwrap_or(&[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rss (KiB) of the mapping starting at `addr`, from /proc/self/smaps.
+    fn mapping_rss_kib(addr: usize) -> Option<u64> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let head = format!("{addr:x}-");
+        let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&head)).skip(1);
+        lines
+            .find_map(|l| l.strip_prefix("Rss:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
+    #[test]
+    fn dontneed_keeps_dirty_unflushed_pages_and_drops_them_from_rss() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("00000000000000000000");
+        let size = 64 * OS_PAGE_SIZE;
+        let f = MappedFile::create(&path, 0, size).unwrap();
+        let data: Vec<u8> = (0..size).map(|i| (i * 7 + 3) as u8).collect();
+        f.append(&data).unwrap();
+        let addr = f.map.as_ptr() as usize;
+        let before = mapping_rss_kib(addr).unwrap();
+        assert!(
+            before >= 256,
+            "all 64 pages resident after the write: {before} KiB"
+        );
+        // Dirty and never msync'ed: dropping the mapping must keep the bytes.
+        assert!(f.dontneed(0, size));
+        let after = mapping_rss_kib(addr).unwrap();
+        assert!(after < before / 4, "released: {before} -> {after} KiB");
+        assert_eq!(
+            f.read(0, size).unwrap(),
+            &data[..],
+            "re-faulted from the page cache"
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            data,
+            "file contents unchanged"
+        );
+    }
+
+    #[test]
+    fn release_pages_stops_at_the_wrote_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = MappedFile::create(&dir.path().join("0"), 0, 16 * OS_PAGE_SIZE).unwrap();
+        if !f.populate(0, 16 * OS_PAGE_SIZE) {
+            return; // kernel without MADV_POPULATE_WRITE
+        }
+        f.append(&vec![9u8; 10 * OS_PAGE_SIZE]).unwrap();
+        let addr = f.map.as_ptr() as usize;
+        assert!(mapping_rss_kib(addr).unwrap() >= 64);
+        assert!(f.release_pages(0, 16 * OS_PAGE_SIZE));
+        let rss = mapping_rss_kib(addr).unwrap();
+        assert!(
+            (24..40).contains(&rss),
+            "10 written pages released, 6 ahead kept: {rss} KiB"
+        );
+        assert!(f
+            .read(0, 10 * OS_PAGE_SIZE)
+            .unwrap()
+            .iter()
+            .all(|&b| b == 9));
+        f.flush(0).unwrap();
+        let on_disk = std::fs::read(f.path()).unwrap();
+        assert!(
+            on_disk[..10 * OS_PAGE_SIZE].iter().all(|&b| b == 9),
+            "flush after release"
+        );
     }
 }

@@ -1,0 +1,124 @@
+//! `PageReleaseService`: keeps the commit log's share of the broker's RSS to a hot window.
+//!
+//! Every page the writer appends (and every page a pull reads) stays mapped in this process, so
+//! without this service RSS grows with the CommitLog written, up to the whole mapped store. Bytes
+//! that are dispatched and more than `HOT_WINDOW` behind the dispatch offset are dropped from the
+//! page tables with `MappedFile::release_pages`: they stay in the kernel's page cache (dirty ones
+//! stay dirty and are still written by the flush service's msync), so a lagging pull re-faults
+//! them with a minor fault, and the memory is the kernel's to write back and reclaim. Not waiting
+//! for the flush matters: on a slow disk the flush trails by whole files.
+//! Java's broker keeps them mapped; this is rmqd's footprint, not a different measurement.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::store::mapped_file::MappedFileQueue;
+use crate::store::StoreInner;
+
+/// Bytes behind the dispatch offset that stay mapped: the pages caught-up consumers read.
+const HOT_WINDOW: i64 = 16 * 1024 * 1024;
+/// Every tick, the last `RECENT` bytes behind the window are released again: lagging pulls read
+/// (and so re-map) pages there, at up to the consumers' rate. A few page-table walks per tick.
+const RECENT: i64 = 256 * 1024 * 1024;
+/// Everything behind the window is released again this often (pulls far behind re-map too).
+const SWEEP_EVERY: Duration = Duration::from_secs(2);
+const TICK: Duration = Duration::from_millis(50);
+
+pub struct PageReleaseService {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl PageReleaseService {
+    pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name("PageReleaseService".into())
+            .spawn(move || run(inner, s))?;
+        Ok(PageReleaseService {
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(h) = self.handle.take() {
+            h.thread().unpark();
+            let _ = h.join();
+        }
+    }
+}
+
+fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
+    let queue = &inner.commitlog.queue;
+    let mut last_sweep = Instant::now();
+    while !stop.load(Ordering::Acquire) {
+        std::thread::park_timeout(TICK);
+        let limit = inner.reput_offset.load(Ordering::Acquire) - HOT_WINDOW;
+        let min = queue.min_offset();
+        let from = if last_sweep.elapsed() >= SWEEP_EVERY {
+            last_sweep = Instant::now();
+            min
+        } else {
+            min.max(limit - RECENT)
+        };
+        release(queue, from, limit);
+    }
+}
+
+/// Releases the global range `[from, to)` in every file it touches.
+pub(crate) fn release(queue: &MappedFileQueue, from: i64, to: i64) {
+    if to <= from {
+        return;
+    }
+    for f in queue.files() {
+        let start = f.from_offset();
+        let end = start + f.size() as i64;
+        if end <= from || start >= to {
+            continue;
+        }
+        let lo = (from.max(start) - start) as usize;
+        let hi = (to.min(end) - start) as usize;
+        if !f.release_pages(lo, hi - lo) {
+            tracing::debug!(path = %f.path().display(), "MADV_DONTNEED refused");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::mapped_file::OS_PAGE_SIZE;
+
+    #[test]
+    fn released_ranges_across_files_read_back_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let file_size = 16 * OS_PAGE_SIZE;
+        let queue = MappedFileQueue::new(dir.path(), file_size);
+        let data: Vec<u8> = (0..3 * file_size).map(|i| (i % 251) as u8).collect();
+        for chunk in data.chunks(file_size) {
+            let f = queue.last_file_or_create(0).unwrap();
+            f.append(chunk).unwrap();
+        }
+        assert_eq!(queue.files().len(), 3);
+        // From inside file 0 to inside file 2, unflushed (dirty) pages included.
+        release(
+            &queue,
+            5 * OS_PAGE_SIZE as i64 + 17,
+            40 * OS_PAGE_SIZE as i64 + 3,
+        );
+        for (i, f) in queue.files().iter().enumerate() {
+            let want = &data[i * file_size..(i + 1) * file_size];
+            assert_eq!(f.read(0, file_size).unwrap(), want, "file {i}");
+        }
+        queue.flush_all().unwrap();
+        for f in queue.files() {
+            let at = f.from_offset() as usize;
+            assert_eq!(std::fs::read(f.path()).unwrap(), &data[at..at + file_size]);
+        }
+    }
+}
