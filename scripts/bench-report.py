@@ -46,7 +46,7 @@ def ratio(j, r):
 scenarios = []
 for r in rows:
     s = r.get("scenario")
-    if s not in ("startup", "recovery", "memory") and s not in scenarios:
+    if s not in ("startup", "recovery", "memory", "disk") and s not in scenarios:
         scenarios.append(s)
 
 lines = []
@@ -77,6 +77,14 @@ for s in scenarios:
         head(f"{s}: send TPS", s, lambda r: r["send_tps"], "≥ 2")
         head(f"{s}: broker CPU ms / 1000 msgs", s,
              lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None, "≤ 0.33")
+disk = med("disk", "disk", lambda r: r["mb_s"])
+for s in scenarios:
+    if s == "async-16k" and disk:
+        def share(kind):
+            v = med(kind, s, lambda r: r["send_tps"] * r["size"] / 1e6)
+            return None if v is None else 100.0 * v / disk
+        lines.append(f"| {s}: acked MB/s as % of the disk's sequential write ({disk:,.0f} MB/s, same run) "
+                     f"| {fmt(share('java'))} | {fmt(share('rmqd'))} | {ratio(share('java'), share('rmqd'))} | rmqd ≥ 70 % |")
 head("peak RSS VmHWM (MiB)", "memory", lambda r: r["vm_hwm_kib"] / 1024.0, "≤ 0.125")
 head("… RssAnon at the highest sample (MiB)", "memory", lambda r: r["anon_kib"] / 1024.0, "")
 head("… RssFile at the highest sample (MiB)", "memory", lambda r: r["file_kib"] / 1024.0, "")
@@ -104,11 +112,15 @@ for s in scenarios:
         row(s, f"end-to-end {q} (ms)", lambda r, q=q: r["e2e_us"][q] / 1000.0)
     row(s, "broker CPU (s)", lambda r: r["broker_cpu_s"])
     row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
+    row(s, "load generator CPU (cores busy; near --threads = generator-bound)",
+        lambda r: r["generator_cpu_s"] / r["send_secs"] if r.get("send_secs") else None)
 row("startup", "process start → first ack (ms)", lambda r: r["first_ack_ms"])
 row("startup", "process start → port open (ms)", lambda r: r["port_open_ms"])
 row("recovery", "kill -9 restart → first ack (ms)", lambda r: r["first_ack_ms"])
 row("recovery", "CommitLog files on disk (MiB, apparent size incl. preallocated)", lambda r: r["commitlog_bytes"] / 1048576)
 row("memory", "peak RSS VmHWM (MiB)", lambda r: r["vm_hwm_kib"] / 1024.0)
+lines.append(f"| disk | sequential write, 1 GiB + fdatasync, before and after the brokers (MB/s) | "
+             f"{fmt(disk)} | | |")
 row("memory", "highest sampled VmRSS (MiB)", lambda r: r["rss_kib"] / 1024.0)
 row("memory", "… of which RssAnon (heap, stacks, buffers) (MiB)", lambda r: r["anon_kib"] / 1024.0)
 row("memory", "… of which RssFile (mapped store files, binary) (MiB)", lambda r: r["file_kib"] / 1024.0)
