@@ -214,6 +214,9 @@ impl MessageStore {
         inner.shutdown.store(true, Ordering::Release);
         s.cleanup.stop();
         s.prefault.stop();
+        if let Err(e) = inner.commitlog.queue.discard_preallocated() {
+            tracing::warn!(error = %e, "cannot delete the pre-allocated commit-log file");
+        }
         if let Some(mut rt) = s.real_time.take() {
             rt.stop();
         }
