@@ -108,7 +108,9 @@ fn populate_step(file: &MappedFile, want: usize) -> Option<Step> {
         return None;
     }
     Some(match file.prefault_to(from.saturating_add(STEP).min(to)) {
-        true => Step::Worked,
         false => Step::Unsupported,
+        // A writer was populating this range: wait rather than spin.
+        true if file.populated_position() == from => Step::Idle,
+        true => Step::Worked,
     })
 }

@@ -40,6 +40,8 @@ pub struct MappedFile {
     /// Pages below this position were pre-faulted writable (a high-water mark: `populate` only
     /// raises it; `size` once populating is known to be unsupported).
     populated: AtomicUsize,
+    /// Set while some thread runs `prefault_to` (one populates, the others carry on).
+    prefaulting: AtomicBool,
     write_lock: Mutex<()>,
     /// STORETIMESTAMP of the last record appended (commit log) for the checkpoint.
     last_store_ts: AtomicI64,
@@ -104,6 +106,7 @@ impl MappedFile {
             wrote: AtomicUsize::new(pos),
             flushed: AtomicUsize::new(pos),
             populated: AtomicUsize::new(pos),
+            prefaulting: AtomicBool::new(false),
             write_lock: Mutex::new(()),
             last_store_ts: AtomicI64::new(0),
             deleted: AtomicBool::new(false),
@@ -340,18 +343,20 @@ impl MappedFile {
     }
 
     /// Pre-faults from the populated mark up to `upto` (clamped to the file) and raises the mark.
-    /// Any thread may call it, outside every lock; overlapping calls only repeat work. When the
-    /// kernel lacks MADV_POPULATE_WRITE the mark jumps to the end (nobody retries) and this
-    /// returns false.
+    /// Any thread may call it, outside every lock; while one thread populates, the others return
+    /// at once (several populating the same pages only contend in the kernel). When the kernel
+    /// lacks MADV_POPULATE_WRITE the mark jumps to the end (nobody retries) and this returns
+    /// false.
     pub fn prefault_to(&self, upto: usize) -> bool {
         let upto = upto.min(self.size);
-        let from = self.populated_position();
-        if from >= upto {
+        if self.populated_position() >= upto || self.prefaulting.swap(true, Ordering::Acquire) {
             return true;
         }
-        let ok = self.populate(from, upto - from);
+        let from = self.populated_position();
+        let ok = from >= upto || self.populate(from, upto - from);
         let mark = if ok { upto } else { self.size };
         self.populated.fetch_max(mark, Ordering::AcqRel);
+        self.prefaulting.store(false, Ordering::Release);
         ok
     }
 }
