@@ -335,6 +335,12 @@ fn append(store: &Arc<MessageStore>, size: usize, writers: usize, dur: Duration)
             let (perf_faults, perf_ok) = (perf_faults.clone(), perf_ok.clone());
             std::thread::spawn(move || {
                 let m = message(size, w as i32);
+                // SYNC_FLUSH waiters park as the broker's tasks do (awaiting the group commit), not
+                // in `wait_blocking`'s 50 µs poll: 64 pollers would starve the flush thread.
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .build()
+                    .unwrap();
                 let counter = FaultCounter::start();
                 let pf0 = counter.read();
                 let (cpu0, flt0) = thread_usage();
@@ -343,7 +349,7 @@ fn append(store: &Arc<MessageStore>, size: usize, writers: usize, dur: Duration)
                     for _ in 0..16 {
                         let h = s.put_message(&m);
                         let st = if h.needs_flush_wait() {
-                            h.wait_blocking().status
+                            rt.block_on(h.wait()).status
                         } else {
                             h.result().status
                         };

@@ -225,6 +225,11 @@ impl MappedFile {
             .flush_range(start, wrote - start)
             .map_err(|e| StoreError::io(&self.path, e))?;
         self.flushed.store(wrote, Ordering::Release);
+        // Writeback write-protects whole folios, and a large folio holding `wrote` reaches past
+        // it: the pages ahead must be faulted writable again, by the prefault service or a
+        // writer outside the put lock, not by the next copy.
+        self.populated
+            .fetch_min(wrote / OS_PAGE_SIZE * OS_PAGE_SIZE, Ordering::AcqRel);
         Ok(wrote)
     }
 
