@@ -219,6 +219,9 @@ impl MessageStore {
         s.cleanup.stop();
         s.prefault.stop();
         s.page_release.stop();
+        if let Err(e) = inner.commitlog.queue.discard_preallocated() {
+            tracing::warn!(error = %e, "cannot delete the pre-allocated commit-log file");
+        }
         if let Some(mut rt) = s.real_time.take() {
             rt.stop();
         }

@@ -29,6 +29,11 @@ use record::{PatchPoints, RecordHeader, END_FILE_MIN_BLANK_LENGTH};
 /// Bytes a record may exceed the body limit by (Java: body limit + 64 KiB).
 const RECORD_OVERHEAD_LIMIT: usize = 64 * 1024;
 
+/// A writer pre-faults pages itself when fewer than this many populated bytes are left ahead.
+const HELP_MARGIN: usize = 1024 * 1024;
+/// ... and then this far ahead of the wrote position.
+const HELP_AHEAD: usize = 4 * 1024 * 1024;
+
 /// State serialised by the put lock.
 struct PutState {
     /// `topic -> queueId -> next queue offset` (Java topicQueueTable).
@@ -51,7 +56,6 @@ pub struct CommitLog {
     lock_since: AtomicI64,
     poison_path: Mutex<Option<PathBuf>>,
     last_store_ts: AtomicI64,
-    warm: bool,
     /// Messages appended since start (for TPS stats).
     pub(crate) put_count: AtomicU64,
 }
@@ -102,7 +106,6 @@ impl CommitLog {
             lock_since: AtomicI64::new(0),
             poison_path: Mutex::new(None),
             last_store_ts: AtomicI64::new(0),
-            warm: cfg.warm_maped_file_enable,
             put_count: AtomicU64::new(0),
         })
     }
@@ -333,7 +336,17 @@ impl CommitLog {
         self.lock_since.store(now, Ordering::Relaxed);
         let result = self.append_locked(st, now, topic, queue_id, sys_flag, buf, pps);
         self.lock_since.store(0, Ordering::Relaxed);
+        // The prefault service is behind (starved of CPU, or the file just rolled): fault in the
+        // next pages here, after unlocking, so no append under the lock takes the faults.
+        let behind = st
+            .current
+            .as_ref()
+            .filter(|f| f.needs_prefault(HELP_MARGIN))
+            .map(Arc::clone);
         drop(guard);
+        if let Some(f) = behind {
+            f.prefault_to(f.wrote_position() + HELP_AHEAD);
+        }
         let (base_phys, store_ts, base_qo) = match result {
             Ok(v) => v,
             Err(status) => return Appended::fail(status),
@@ -459,10 +472,6 @@ impl CommitLog {
     }
 
     fn new_or_last_file(&self) -> Result<Arc<MappedFile>> {
-        let f = self.queue.last_file_or_create(0)?;
-        if self.warm && f.wrote_position() == 0 {
-            f.warm();
-        }
-        Ok(f)
+        self.queue.last_file_or_create(0)
     }
 }

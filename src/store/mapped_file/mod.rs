@@ -37,6 +37,11 @@ pub struct MappedFile {
     map: MmapRaw,
     wrote: AtomicUsize,
     flushed: AtomicUsize,
+    /// Pages below this position were pre-faulted writable (a high-water mark: `populate` only
+    /// raises it; `size` once populating is known to be unsupported).
+    populated: AtomicUsize,
+    /// Set while some thread runs `prefault_to` (one populates, the others carry on).
+    prefaulting: AtomicBool,
     write_lock: Mutex<()>,
     /// STORETIMESTAMP of the last record appended (commit log) for the checkpoint.
     last_store_ts: AtomicI64,
@@ -100,6 +105,8 @@ impl MappedFile {
             map,
             wrote: AtomicUsize::new(pos),
             flushed: AtomicUsize::new(pos),
+            populated: AtomicUsize::new(pos),
+            prefaulting: AtomicBool::new(false),
             write_lock: Mutex::new(()),
             last_store_ts: AtomicI64::new(0),
             deleted: AtomicBool::new(false),
@@ -140,6 +147,7 @@ impl MappedFile {
         let pos = pos.min(self.size);
         self.wrote.store(pos, Ordering::Release);
         self.flushed.store(pos, Ordering::Release);
+        self.populated.store(pos, Ordering::Release);
     }
 
     /// Appends `len` bytes filled by `fill` at the wrote position; returns the position written,
@@ -217,6 +225,11 @@ impl MappedFile {
             .flush_range(start, wrote - start)
             .map_err(|e| StoreError::io(&self.path, e))?;
         self.flushed.store(wrote, Ordering::Release);
+        // Writeback write-protects whole folios, and a large folio holding `wrote` reaches past
+        // it: the pages ahead must be faulted writable again, by the prefault service or a
+        // writer outside the put lock, not by the next copy.
+        self.populated
+            .fetch_min(wrote / OS_PAGE_SIZE * OS_PAGE_SIZE, Ordering::AcqRel);
         Ok(wrote)
     }
 
@@ -306,7 +319,7 @@ impl MappedFile {
     /// Returns false when the kernel does not support it.
     pub fn populate(&self, from: usize, len: usize) -> bool {
         let start = from / OS_PAGE_SIZE * OS_PAGE_SIZE;
-        let end = (from + len).min(self.size);
+        let end = from.saturating_add(len).min(self.size);
         if end <= start {
             return true;
         }
@@ -354,16 +367,33 @@ impl MappedFile {
         rc == 0
     }
 
-    /// Touches every page of the unwritten part (warmMapedFileEnable).
-    pub fn warm(&self) {
-        let _guard = self.write_lock.lock();
-        let pos = self.wrote.load(Ordering::Acquire);
-        let mut p = pos.div_ceil(OS_PAGE_SIZE) * OS_PAGE_SIZE;
-        while p < self.size {
-            // SAFETY: p is inside the mapping and past `wrote` (no readers); we hold write_lock.
-            unsafe { self.map.as_mut_ptr().add(p).write_volatile(0) };
-            p += OS_PAGE_SIZE;
+    /// End of the pre-faulted region (see `prefault_to`).
+    pub fn populated_position(&self) -> usize {
+        self.populated.load(Ordering::Acquire)
+    }
+
+    /// True when fewer than `margin` pre-faulted bytes lie ahead of the wrote position.
+    pub fn needs_prefault(&self, margin: usize) -> bool {
+        let want = self.wrote_position().saturating_add(margin).min(self.size);
+        self.populated_position() < want
+    }
+
+    /// Pre-faults from the populated mark up to `upto` (clamped to the file) and raises the mark.
+    /// Any thread may call it, outside every lock; while one thread populates, the others return
+    /// at once (several populating the same pages only contend in the kernel). When the kernel
+    /// lacks MADV_POPULATE_WRITE the mark jumps to the end (nobody retries) and this returns
+    /// false.
+    pub fn prefault_to(&self, upto: usize) -> bool {
+        let upto = upto.min(self.size);
+        if self.populated_position() >= upto || self.prefaulting.swap(true, Ordering::Acquire) {
+            return true;
         }
+        let from = self.populated_position();
+        let ok = from >= upto || self.populate(from, upto - from);
+        let mark = if ok { upto } else { self.size };
+        self.populated.fetch_max(mark, Ordering::AcqRel);
+        self.prefaulting.store(false, Ordering::Release);
+        ok
     }
 }
 

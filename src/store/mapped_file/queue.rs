@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
 use super::MappedFile;
 use crate::store::error::{Result, StoreError};
@@ -16,6 +16,10 @@ pub struct MappedFileQueue {
     dir: PathBuf,
     file_size: usize,
     files: RwLock<Vec<Arc<MappedFile>>>,
+    /// The file after the last one, created ahead of need (Java's AllocateMappedFileService) so
+    /// a roll only swaps it in. Not in `files`: nothing reads it and offsets ignore it until the
+    /// roll. Lock order: `next`, then `files`.
+    next: Mutex<Option<Arc<MappedFile>>>,
     flushed_where: AtomicI64,
     flushes: AtomicU64,
 }
@@ -27,6 +31,7 @@ impl MappedFileQueue {
             dir: dir.to_path_buf(),
             file_size,
             files: RwLock::new(Vec::new()),
+            next: Mutex::new(None),
             flushed_where: AtomicI64::new(0),
             flushes: AtomicU64::new(0),
         }
@@ -93,27 +98,71 @@ impl MappedFileQueue {
     }
 
     /// The last file if it has room, else a new file after it (or at `start_offset` rounded down
-    /// to a file boundary when the queue is empty).
+    /// to a file boundary when the queue is empty): the pre-allocated one when it is ready.
     pub fn last_file_or_create(&self, start_offset: i64) -> Result<Arc<MappedFile>> {
         if let Some(last) = self.last_file() {
             if !last.is_full() {
                 return Ok(last);
             }
         }
+        let mut next = self.next.lock();
         let mut files = self.files.write();
         let from = match files.last() {
             Some(last) if !last.is_full() => return Ok(Arc::clone(last)),
             Some(last) => last.from_offset() + self.file_size as i64,
             None => start_offset - start_offset.rem_euclid(self.file_size as i64),
         };
-        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
-        let path = self.dir.join(paths::offset_file_name(from));
-        let file = MappedFile::create(&path, from, self.file_size)?;
+        let file = match next.take() {
+            Some(f) if f.from_offset() == from => f,
+            other => {
+                // Keep only a file still ahead of this one; one behind (not expected) is
+                // forgotten, never deleted: its name may be a live file's.
+                *next = other.filter(|f| f.from_offset() > from);
+                std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+                let path = self.dir.join(paths::offset_file_name(from));
+                MappedFile::create(&path, from, self.file_size)?
+            }
+        };
         if files.is_empty() {
             self.flushed_where.store(from, Ordering::Release);
         }
         files.push(Arc::clone(&file));
         Ok(file)
+    }
+
+    /// Creates (once) the file that follows the last one, at full size, and returns it; `None`
+    /// when the queue is empty. Creating it is what a roll would do, only earlier: a crash leaves
+    /// an all-zero file past the end of data, which recovery deletes (as after a Java broker's
+    /// crash: it pre-allocates the same way).
+    pub fn preallocate_next(&self) -> Result<Option<Arc<MappedFile>>> {
+        let mut next = self.next.lock();
+        let Some(from) = self
+            .files
+            .read()
+            .last()
+            .map(|l| l.from_offset() + self.file_size as i64)
+        else {
+            return Ok(None);
+        };
+        if let Some(f) = next.as_ref().filter(|f| f.from_offset() == from) {
+            return Ok(Some(Arc::clone(f)));
+        }
+        // A pre-allocated file for another offset cannot happen while the queue only grows; if
+        // it did, forget it without deleting (its name may be a live file's).
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        let path = self.dir.join(paths::offset_file_name(from));
+        let file = MappedFile::create(&path, from, self.file_size)?;
+        *next = Some(Arc::clone(&file));
+        Ok(Some(file))
+    }
+
+    /// Deletes the pre-allocated file, if any (shutdown and destroy; Java deletes it too). It
+    /// holds no data: only a roll puts a file into use, and it takes the file out of the slot.
+    pub fn discard_preallocated(&self) -> Result<()> {
+        let Some(f) = self.next.lock().take() else {
+            return Ok(());
+        };
+        f.delete()
     }
 
     /// The file containing global `offset`, if mapped.
@@ -219,6 +268,7 @@ impl MappedFileQueue {
 
     /// Deletes every file and forgets them.
     pub fn destroy(&self) -> Result<()> {
+        self.discard_preallocated()?;
         let gone: Vec<_> = self.files.write().drain(..).collect();
         for f in gone {
             f.delete()?;
