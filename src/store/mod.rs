@@ -19,6 +19,7 @@ pub mod message;
 pub mod paths;
 mod queue_api;
 mod recovery;
+mod service;
 mod store_api;
 pub mod tools;
 pub mod util;

@@ -4,10 +4,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::store::mapped_file::os::disk_used_ratio;
+use crate::store::service::ServiceThread;
 use crate::store::util::{local_time, now_ms};
 use crate::store::StoreInner;
 
@@ -93,30 +93,15 @@ fn delete_commit_log_files(inner: &StoreInner, force: bool) -> usize {
     }
 }
 
-pub struct CleanupService {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
+pub struct CleanupService(ServiceThread);
 
 impl CleanupService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("CleanCommitLogService".into())
-            .spawn(move || run(inner, s))?;
-        Ok(CleanupService {
-            stop,
-            handle: Some(handle),
-        })
+        ServiceThread::spawn("CleanCommitLogService", inner, run).map(Self)
     }
 
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self.handle.take() {
-            h.thread().unpark();
-            let _ = h.join();
-        }
+        self.0.stop();
     }
 }
 

@@ -11,10 +11,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::store::mapped_file::MappedFileQueue;
+use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
 /// Bytes behind the dispatch offset that stay mapped: the pages caught-up consumers read.
@@ -26,30 +26,15 @@ const RECENT: i64 = 256 * 1024 * 1024;
 const SWEEP_EVERY: Duration = Duration::from_secs(2);
 const TICK: Duration = Duration::from_millis(50);
 
-pub struct PageReleaseService {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
+pub struct PageReleaseService(ServiceThread);
 
 impl PageReleaseService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("PageReleaseService".into())
-            .spawn(move || run(inner, s))?;
-        Ok(PageReleaseService {
-            stop,
-            handle: Some(handle),
-        })
+        ServiceThread::spawn("PageReleaseService", inner, run).map(Self)
     }
 
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self.handle.take() {
-            h.thread().unpark();
-            let _ = h.join();
-        }
+        self.0.stop();
     }
 }
 

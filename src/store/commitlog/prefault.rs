@@ -7,10 +7,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::store::mapped_file::MappedFile;
+use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
 /// Bytes kept populated ahead of the writer (about 30 ms of appends at 500 MB/s).
@@ -18,30 +18,15 @@ pub(crate) const AHEAD: usize = 16 * 1024 * 1024;
 /// Populate in steps of this size (the stop flag is checked between steps).
 const STEP: usize = 1024 * 1024;
 
-pub struct PrefaultService {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
+pub struct PrefaultService(ServiceThread);
 
 impl PrefaultService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("PrefaultService".into())
-            .spawn(move || run(inner, s))?;
-        Ok(PrefaultService {
-            stop,
-            handle: Some(handle),
-        })
+        ServiceThread::spawn("PrefaultService", inner, run).map(Self)
     }
 
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self.handle.take() {
-            h.thread().unpark();
-            let _ = h.join();
-        }
+        self.0.stop();
     }
 }
 

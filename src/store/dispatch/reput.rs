@@ -3,11 +3,12 @@
 
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::thread::{JoinHandle, Thread};
+use std::thread::Thread;
 use std::time::Duration;
 
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::error::Result;
+use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
 /// Dispatches records from `inner.reput_offset` up to `limit`. Returns the units dispatched.
@@ -117,36 +118,22 @@ impl ReputWaker {
 }
 
 /// The dispatch thread.
-pub struct ReputMessageService {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
+pub struct ReputMessageService(ServiceThread);
 
 impl ReputMessageService {
     /// Starts tailing from `inner.reput_offset`.
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("ReputMessageService".into())
-            .spawn({
-                let inner = Arc::clone(&inner);
-                move || run(inner, s)
-            })?;
+        let service = ServiceThread::spawn("ReputMessageService", Arc::clone(&inner), run)?;
         // Until this is set, puts cannot wake the thread; it still polls every 1 ms.
-        let _ = inner.reput_waker.thread.set(handle.thread().clone());
-        Ok(ReputMessageService {
-            stop,
-            handle: Some(handle),
-        })
+        if let Some(t) = service.thread() {
+            let _ = inner.reput_waker.thread.set(t.clone());
+        }
+        Ok(Self(service))
     }
 
     /// Stops after dispatching everything confirmed.
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        self.0.stop();
     }
 }
 

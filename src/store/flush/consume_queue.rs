@@ -4,35 +4,20 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
-pub struct ConsumeQueueFlushService {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
+pub struct ConsumeQueueFlushService(ServiceThread);
 
 impl ConsumeQueueFlushService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("FlushConsumeQueueService".into())
-            .spawn(move || run(inner, s))?;
-        Ok(ConsumeQueueFlushService {
-            stop,
-            handle: Some(handle),
-        })
+        ServiceThread::spawn("FlushConsumeQueueService", inner, run).map(Self)
     }
 
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self.handle.take() {
-            h.thread().unpark();
-            let _ = h.join();
-        }
+        self.0.stop();
     }
 }
 

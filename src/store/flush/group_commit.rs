@@ -3,13 +3,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 use tokio::sync::oneshot;
 
 use crate::store::message::PutMessageStatus;
+use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
 /// One waiting append.
@@ -47,30 +47,18 @@ impl GroupCommitQueue {
     }
 }
 
-pub struct GroupCommitService {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
+pub struct GroupCommitService(ServiceThread);
 
 impl GroupCommitService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("GroupCommitService".into())
-            .spawn(move || run(inner, s))?;
-        Ok(GroupCommitService {
-            stop,
-            handle: Some(handle),
-        })
+        ServiceThread::spawn("GroupCommitService", inner, run).map(Self)
     }
 
+    /// The loop waits on `queue`, not in a park: wake it there.
     pub(crate) fn stop(&mut self, queue: &GroupCommitQueue) {
-        self.stop.store(true, Ordering::Release);
+        self.0.signal_stop();
         queue.wake();
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        self.0.stop();
     }
 }
 

@@ -3,35 +3,20 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
-pub struct FlushRealTimeService {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
+pub struct FlushRealTimeService(ServiceThread);
 
 impl FlushRealTimeService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("FlushRealTimeService".into())
-            .spawn(move || run(inner, s))?;
-        Ok(FlushRealTimeService {
-            stop,
-            handle: Some(handle),
-        })
+        ServiceThread::spawn("FlushRealTimeService", inner, run).map(Self)
     }
 
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self.handle.take() {
-            h.thread().unpark();
-            let _ = h.join();
-        }
+        self.0.stop();
     }
 }
 
