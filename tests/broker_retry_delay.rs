@@ -165,7 +165,7 @@ async fn delay_level_message_reaches_its_topic_after_the_delay() {
         assert_eq!(topic, "DT");
         assert!(props.contains("REAL_TOPIC\u{1}DT"), "{props:?}");
         assert!(props.contains("REAL_QID\u{1}0"), "{props:?}");
-        let stored = pull_first(&mut c, "SCHEDULE_TOPIC_XXXX", 1, Duration::ZERO).unwrap();
+        let stored = pull_first(&mut c, "SCHEDULE_TOPIC_XXXX", 1, Duration::from_secs(2)).unwrap();
         assert_eq!(stored.2, "SCHEDULE_TOPIC_XXXX");
     })
     .await
@@ -298,7 +298,8 @@ async fn timer_message_delivered_at_its_time_once_across_a_restart() {
             "0",
         );
         assert_eq!(r.code, 0, "{:?}", r.remark);
-        let stored = pull_first(&mut c, "rmq_sys_wheel_timer", 0, Duration::ZERO)
+        // dispatch to the consume queue is asynchronous: hold the pull until it is there
+        let stored = pull_first(&mut c, "rmq_sys_wheel_timer", 0, Duration::from_secs(2))
             .expect("in the timer topic");
         assert!(stored.3.contains("TIMER_OUT_MS\u{1}"), "{:?}", stored.3);
         assert!(stored.3.contains("REAL_TOPIC\u{1}TT"), "{:?}", stored.3);
