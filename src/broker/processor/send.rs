@@ -38,14 +38,13 @@ pub async fn send_message(
     conn: &Connection,
     request: RemotingCommand,
 ) -> RemotingCommand {
-    let mut header = match SendMessageRequestHeader::read_for_code(
+    let header = match SendMessageRequestHeader::read_for_code(
         request.code,
         request.ext_fields.as_ref().unwrap_or(&Default::default()),
     ) {
         Ok(h) => h,
         Err(e) => return with_trace_keys(ctx, BrokerError::from(e).into_response(&request)),
     };
-    stamp_region_and_trace(ctx, &mut header.properties);
     let response = match check_and_put(ctx, conn, &request, &header).await {
         Ok(r) | Err(r) => r,
     };
@@ -65,11 +64,17 @@ pub(crate) fn with_trace_keys(
 
 /// Java's `buildMsgContext` puts MSG_REGION and TRACE_ON into the properties of every message
 /// sent (and of a batch's own properties, which it appends to each inner message), so consumers
-/// read them back and the stored record carries them.
-pub(crate) fn stamp_region_and_trace(ctx: &BrokerContext, properties: &mut Option<String>) {
-    let mut props = MessageProperties::decode(properties.as_deref().unwrap_or(""));
+/// read them back and the stored record carries them. Added where the properties are decoded
+/// anyway, so a send decodes and encodes them once.
+fn add_region_and_trace(ctx: &BrokerContext, props: &mut MessageProperties) {
     props.insert(PROPERTY_MSG_REGION, ctx.region_id());
     props.insert(PROPERTY_TRACE_SWITCH, ctx.trace_on());
+}
+
+/// [`add_region_and_trace`] on a header's properties string (a reply is pushed from it too).
+pub(crate) fn stamp_region_and_trace(ctx: &BrokerContext, properties: &mut Option<String>) {
+    let mut props = MessageProperties::decode(properties.as_deref().unwrap_or(""));
+    add_region_and_trace(ctx, &mut props);
     *properties = Some(props.encode());
 }
 
@@ -244,6 +249,7 @@ fn lookup_or_create_topic(
 /// inner message's properties when it stores a classic batch.
 fn batch_properties(ctx: &BrokerContext, header: &SendMessageRequestHeader) -> String {
     let mut props = MessageProperties::decode(header.properties.as_deref().unwrap_or(""));
+    add_region_and_trace(ctx, &mut props);
     props.insert(PROPERTY_CLUSTER, ctx.config.broker_cluster_name.clone());
     props.encode()
 }
@@ -263,6 +269,7 @@ fn build_message(
     let body = request.body.to_bytes();
     let max = ctx.store.config().max_message_size as usize;
     let mut props = MessageProperties::decode(header.properties.as_deref().unwrap_or(""));
+    add_region_and_trace(ctx, &mut props);
     if !props.contains(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) {
         props.insert(
             PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
