@@ -53,27 +53,6 @@ fn records(body: &[u8]) -> Vec<(i64, i32, String, String)> {
         .collect()
 }
 
-/// PULL_MESSAGE of up to 32 records of `topic`/`queue` from offset 0, no suspension.
-fn pull_from_start(topic: &str, queue: i32) -> RemotingCommand {
-    let q = queue.to_string();
-    req(
-        RequestCode::PULL_MESSAGE,
-        &[
-            ("consumerGroup", "CG"),
-            ("topic", topic),
-            ("queueId", &q),
-            ("queueOffset", "0"),
-            ("maxMsgNums", "32"),
-            ("sysFlag", "4"),
-            ("commitOffset", "0"),
-            ("suspendTimeoutMillis", "0"),
-            ("subscription", "*"),
-            ("subVersion", "0"),
-            ("expressionType", "TAG"),
-        ],
-    )
-}
-
 /// Pulls queue `queue` of `topic` from offset 0 until a record arrives or `within` passes.
 fn pull_first(
     c: &mut RawClient,
@@ -83,7 +62,7 @@ fn pull_first(
 ) -> Option<(i64, i32, String, String)> {
     let deadline = Instant::now() + within;
     loop {
-        let r = c.call(&pull_from_start(topic, queue));
+        let r = c.call(&support::pull_request(topic, queue, 0));
         if r.code == 0 {
             return records(&r.body.to_bytes()).into_iter().next();
         }
@@ -333,7 +312,7 @@ async fn timer_message_delivered_at_its_time_once_across_a_restart() {
         let deadline = Instant::now() + Duration::from_secs(10);
         let uniq = |props: &str| props.contains("UNIQ_KEY\u{1}T2");
         let all = loop {
-            let r = c.call(&pull_from_start("TT", 0));
+            let r = c.call(&support::pull_request("TT", 0, 0));
             let recs = if r.code == 0 {
                 records(&r.body.to_bytes())
             } else {

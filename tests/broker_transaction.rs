@@ -101,24 +101,8 @@ fn send_half(c: &mut RawClient, topic: &str, queue: i32, uniq: &str) -> Remoting
 /// Every record of a queue from `offset`, waiting up to `within` for at least one.
 fn pull(c: &mut RawClient, topic: &str, queue: i32, offset: i64, within: Duration) -> Vec<Record> {
     let deadline = Instant::now() + within;
-    let (q, o) = (queue.to_string(), offset.to_string());
     loop {
-        let r = c.call(&req(
-            RequestCode::PULL_MESSAGE,
-            &[
-                ("consumerGroup", "CG"),
-                ("topic", topic),
-                ("queueId", &q),
-                ("queueOffset", &o),
-                ("maxMsgNums", "32"),
-                ("sysFlag", "4"),
-                ("commitOffset", "0"),
-                ("suspendTimeoutMillis", "0"),
-                ("subscription", "*"),
-                ("subVersion", "0"),
-                ("expressionType", "TAG"),
-            ],
-        ));
+        let r = c.call(&support::pull_request(topic, queue, offset));
         if r.code == 0 {
             return support::records(&r.body.to_bytes());
         }

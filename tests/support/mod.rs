@@ -150,6 +150,28 @@ pub fn create_topic(c: &mut RawClient, topic: &str, queues: i32) {
     assert_eq!(r.code, 0, "create topic {topic}: {:?}", r.remark);
 }
 
+/// PULL_MESSAGE of up to 32 records of `topic`/`queue` from `offset` for group `CG`, TAG `*`,
+/// no suspension.
+pub fn pull_request(topic: &str, queue: i32, offset: i64) -> RemotingCommand {
+    let (q, o) = (queue.to_string(), offset.to_string());
+    request(
+        rmqd::remoting::RequestCode::PULL_MESSAGE,
+        &[
+            ("consumerGroup", "CG"),
+            ("topic", topic),
+            ("queueId", &q),
+            ("queueOffset", &o),
+            ("maxMsgNums", "32"),
+            ("sysFlag", "4"),
+            ("commitOffset", "0"),
+            ("suspendTimeoutMillis", "0"),
+            ("subscription", "*"),
+            ("subVersion", "0"),
+            ("expressionType", "TAG"),
+        ],
+    )
+}
+
 /// One stored record of a pull/query body (store-format.md §2.1).
 #[derive(Debug, Clone)]
 pub struct Record {
