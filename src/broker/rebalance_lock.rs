@@ -105,7 +105,7 @@ impl RebalanceLockManager {
         self.table
             .lock()
             .get(group)
-            .map_or(true, |g| g.values().all(|e| self.expired(e, now)))
+            .is_none_or(|g| g.values().all(|e| self.expired(e, now)))
     }
 
     fn expired(&self, e: &LockEntry, now: Instant) -> bool {

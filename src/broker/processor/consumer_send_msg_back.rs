@@ -123,9 +123,9 @@ async fn send_back(
         msg.topic = retry_topic;
         msg.queue_id = random_queue(group.retry_queue_nums);
     }
-    if !props
+    if props
         .get(PROPERTY_ORIGIN_MESSAGE_ID)
-        .is_some_and(|v| !v.trim().is_empty())
+        .is_none_or(|v| v.trim().is_empty())
     {
         props.insert(PROPERTY_ORIGIN_MESSAGE_ID, origin_id);
     }

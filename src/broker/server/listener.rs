@@ -1,9 +1,11 @@
 //! Accept loop and per-connection read loop. A malformed frame closes only its connection, with a
 //! log line naming the peer and the reason; an overloaded server answers SYSTEM_BUSY.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -202,11 +204,24 @@ impl<H: RequestHandler> Server<H> {
             }
             return;
         };
-        let handler = self.handler.clone();
+        // The request is polled once right here, in the read loop. Most requests (a send under
+        // ASYNC_FLUSH, an offset update, a pull that finds messages) finish in that poll: no task
+        // is spawned for them, and the answers to every frame of one read are queued before the
+        // writer runs, so they leave in one writev. A request that has to wait (SYNC_FLUSH, a held
+        // pull, a broker→client call) becomes a task; its first poll used a no-op waker, so the
+        // task's own first poll registers the real one.
+        let oneway = cmd.is_oneway();
+        let mut request = Box::pin(self.handler.clone().handle(conn.clone(), cmd));
+        let mut cx = Context::from_waker(Waker::noop());
+        if let Poll::Ready(response) = request.as_mut().poll(&mut cx) {
+            if let (Some(r), false) = (response, oneway) {
+                conn.send(r);
+            }
+            return;
+        }
         let conn = conn.clone();
         self.tasks.spawn(requests.track_future(async move {
-            let oneway = cmd.is_oneway();
-            let response = handler.handle(conn.clone(), cmd).await;
+            let response = request.await;
             if let (Some(r), false) = (response, oneway) {
                 conn.send(r);
             }

@@ -275,7 +275,7 @@ impl RouteInfoManager {
             let topic_changed = version_changed
                 || t.topic_queue_table
                     .get(&tc.topic_name)
-                    .map_or(true, |qds| !qds.contains_key(&reg.broker_name));
+                    .is_none_or(|qds| !qds.contains_key(&reg.broker_name));
             if register_first || topic_changed {
                 let mut tc = tc.clone();
                 if wipe_write {
@@ -442,7 +442,7 @@ fn is_broker_topic_config_changed(
 ) -> bool {
     t.broker_live_table
         .get(&BrokerAddrInfo::new(cluster, broker_addr))
-        .map_or(true, |l| l.data_version != *version)
+        .is_none_or(|l| l.data_version != *version)
 }
 
 fn create_and_update_queue_data(t: &mut RouteTables, broker_name: &str, tc: &TopicConfig) {
@@ -477,7 +477,7 @@ fn wipe_write_if_no_master(t: &mut RouteTables, broker_name: &str) {
         .broker_addrs
         .keys()
         .next()
-        .map_or(true, |&id| id > MASTER_ID);
+        .is_none_or(|&id| id > MASTER_ID);
     if !bd.enable_acting_master || !no_master {
         return;
     }

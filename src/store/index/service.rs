@@ -116,7 +116,7 @@ impl IndexService {
 
     fn put_one(&self, files: &mut Vec<IndexFile>, hash: i32, phy: i64, ts: i64) -> Result<()> {
         for _ in 0..3 {
-            let need_new = files.last().map_or(true, |f| f.is_full());
+            let need_new = files.last().is_none_or(|f| f.is_full());
             if need_new {
                 let prev = files
                     .last()
