@@ -14,6 +14,12 @@ use rmqd::namesrv::server::NamesrvServer;
 use rmqd::namesrv::NamesrvConfig;
 use rmqd::store::config::MessageStoreConfig;
 
+/// mimalloc instead of glibc malloc: every request allocates a few small, short-lived buffers
+/// (header strings, properties, the response), and glibc's malloc/free were ~12 % of the broker's
+/// CPU under load (perf, async 1 KiB sends). mimalloc's thread-local free lists make them a few ns.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage: rmqd [-c broker.conf] [-n namesrvAddr] [-p]
        rmqd namesrv [-c namesrv.conf] [-p]
        rmqd store verify <storeDir> [-c broker.conf]
