@@ -7,6 +7,7 @@ pub mod filter;
 pub mod java_properties;
 pub mod message;
 pub mod msg_id;
+pub mod pairs;
 pub mod properties;
 pub mod tag;
 pub mod topic;

@@ -6,6 +6,8 @@
 //! Decoding is lenient as Java's: a missing final `0x02` is fine, pairs with an empty name or
 //! value (or no `0x01`) are dropped. Invalid UTF-8 is replaced, never rejected.
 
+use crate::common::pairs::Pairs;
+
 /// Separates a name from its value.
 pub const NAME_VALUE_SEPARATOR: char = '\u{1}';
 /// Terminates every pair.
@@ -16,7 +18,7 @@ pub const MAX_PROPERTIES_LENGTH: usize = i16::MAX as usize;
 /// Properties in insertion order; names are unique.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Properties {
-    entries: Vec<(String, String)>,
+    entries: Pairs,
 }
 
 impl Properties {
@@ -26,7 +28,9 @@ impl Properties {
 
     /// Parses a properties string (Java `string2messageProperties`); later duplicates win.
     pub fn decode(s: &str) -> Self {
-        let mut props = Self::new();
+        let mut props = Self {
+            entries: Pairs::with_capacity(s.len() / 16 + 1, s.len()),
+        };
         for pair in s.split(PROPERTY_SEPARATOR) {
             if let Some((k, v)) = pair.split_once(NAME_VALUE_SEPARATOR) {
                 if !k.is_empty() && !v.is_empty() {
@@ -45,7 +49,7 @@ impl Properties {
     /// Encodes every pair, each terminated by `0x02` (Java `messageProperties2String`).
     pub fn encode(&self) -> String {
         let mut out = String::with_capacity(self.encoded_len());
-        for (k, v) in &self.entries {
+        for (k, v) in self.entries.iter() {
             out.push_str(k);
             out.push(NAME_VALUE_SEPARATOR);
             out.push_str(v);
@@ -62,10 +66,7 @@ impl Properties {
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.entries.get(key)
     }
 
     pub fn contains(&self, key: &str) -> bool {
@@ -73,21 +74,16 @@ impl Properties {
     }
 
     /// Sets `key`, replacing an earlier value in place.
-    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<String>) {
-        let (key, value) = (key.into(), value.into());
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => self.entries.push((key, value)),
-        }
+    pub fn insert(&mut self, key: impl AsRef<str>, value: impl AsRef<str>) {
+        self.entries.insert(key.as_ref(), value.as_ref());
     }
 
     pub fn remove(&mut self, key: &str) -> Option<String> {
-        let pos = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(pos).1)
+        self.entries.remove(key)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        self.entries.iter()
     }
 
     pub fn len(&self) -> usize {
@@ -99,7 +95,7 @@ impl Properties {
     }
 }
 
-impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Properties {
+impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for Properties {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
         let mut p = Properties::new();
         iter.into_iter().for_each(|(k, v)| p.insert(k, v));

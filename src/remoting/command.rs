@@ -4,6 +4,7 @@
 use bytes::{Bytes, BytesMut};
 
 use super::CURRENT_VERSION;
+use crate::common::pairs::Pairs;
 
 /// flag bit 0: this command is a response.
 pub const FLAG_RESPONSE: i32 = 0x1;
@@ -110,7 +111,7 @@ impl LanguageCode {
 /// `extFields`: the flattened custom header, every value a string. Insertion order is kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExtFields {
-    entries: Vec<(String, String)>,
+    entries: Pairs,
 }
 
 impl ExtFields {
@@ -118,30 +119,28 @@ impl ExtFields {
         Self::default()
     }
 
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Sets `key`, replacing an earlier value.
-    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<String>) {
-        let key = key.into();
-        let value = value.into();
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => self.entries.push((key, value)),
+    /// Room for `fields` fields totalling `bytes` bytes of names and values.
+    pub fn with_capacity(fields: usize, bytes: usize) -> Self {
+        Self {
+            entries: Pairs::with_capacity(fields, bytes),
         }
     }
 
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries.get(key)
+    }
+
+    /// Sets `key`, replacing an earlier value.
+    pub fn insert(&mut self, key: impl AsRef<str>, value: impl AsRef<str>) {
+        self.entries.insert(key.as_ref(), value.as_ref());
+    }
+
     pub fn remove(&mut self, key: &str) -> Option<String> {
-        let pos = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(pos).1)
+        self.entries.remove(key)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        self.entries.iter()
     }
 
     pub fn len(&self) -> usize {
@@ -153,7 +152,7 @@ impl ExtFields {
     }
 }
 
-impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for ExtFields {
+impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for ExtFields {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
         let mut ext = ExtFields::new();
         for (k, v) in iter {

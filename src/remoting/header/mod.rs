@@ -97,7 +97,9 @@ pub trait ExtRead {
     fn str_opt(&self, key: &'static str) -> Option<&str>;
 
     fn string(&self, key: &'static str) -> Result<String, RemotingError> {
-        self.str_opt(key).map(str::to_string).ok_or(missing(key))
+        self.str_opt(key)
+            .map(str::to_string)
+            .ok_or_else(|| missing(key))
     }
 
     fn string_opt(&self, key: &'static str) -> Option<String> {
@@ -105,7 +107,7 @@ pub trait ExtRead {
     }
 
     fn i32(&self, key: &'static str) -> Result<i32, RemotingError> {
-        self.i32_opt(key)?.ok_or(missing(key))
+        self.i32_opt(key)?.ok_or_else(|| missing(key))
     }
 
     fn i32_opt(&self, key: &'static str) -> Result<Option<i32>, RemotingError> {
@@ -113,7 +115,7 @@ pub trait ExtRead {
     }
 
     fn i64(&self, key: &'static str) -> Result<i64, RemotingError> {
-        self.i64_opt(key)?.ok_or(missing(key))
+        self.i64_opt(key)?.ok_or_else(|| missing(key))
     }
 
     fn i64_opt(&self, key: &'static str) -> Result<Option<i64>, RemotingError> {

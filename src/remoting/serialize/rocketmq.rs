@@ -48,7 +48,7 @@ pub fn decode_header(bytes: &[u8]) -> Result<RemotingCommand, RemotingError> {
     let opaque = r.i32()?;
     let flag = r.i32()?;
     let remark_len = r.len32("remark length")?;
-    let remark = r.string(remark_len, "remark")?;
+    let remark = r.str(remark_len, "remark")?.map(str::to_owned);
     let ext_len = r.len32("extFields length")?;
     let ext_end = r.pos + ext_len;
     if ext_end > bytes.len() {
@@ -57,12 +57,13 @@ pub fn decode_header(bytes: &[u8]) -> Result<RemotingCommand, RemotingError> {
             what: "extFields longer than header",
         });
     }
-    let mut ext = ExtFields::new();
+    // each entry carries 6 bytes of lengths; the rest is names and values
+    let mut ext = ExtFields::with_capacity(ext_len / 16 + 1, ext_len);
     while r.pos < ext_end {
         let klen = r.i16()? as u16 as usize;
-        let key = r.string(klen, "ext key")?;
+        let key = r.str(klen, "ext key")?;
         let vlen = r.len32("ext value length")?;
-        let val = r.string(vlen, "ext value")?;
+        let val = r.str(vlen, "ext value")?;
         if r.pos > ext_end {
             return Err(RemotingError::Binary {
                 offset: r.pos,
@@ -91,8 +92,8 @@ struct Reader<'a> {
     pos: usize,
 }
 
-impl Reader<'_> {
-    fn take(&mut self, n: usize, what: &'static str) -> Result<&[u8], RemotingError> {
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], RemotingError> {
         let end = self.pos.checked_add(n).filter(|e| *e <= self.bytes.len());
         let end = end.ok_or(RemotingError::Binary {
             offset: self.pos,
@@ -126,13 +127,13 @@ impl Reader<'_> {
         Ok(v as usize)
     }
 
-    fn string(&mut self, n: usize, what: &'static str) -> Result<Option<String>, RemotingError> {
+    fn str(&mut self, n: usize, what: &'static str) -> Result<Option<&'a str>, RemotingError> {
         let at = self.pos;
         let b = self.take(n, what)?;
         if b.is_empty() {
             return Ok(None);
         }
-        String::from_utf8(b.to_vec())
+        std::str::from_utf8(b)
             .map(Some)
             .map_err(|_| RemotingError::Binary { offset: at, what })
     }
