@@ -91,6 +91,7 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         index,
         checkpoint,
         reput_offset: AtomicI64::new(0),
+        reput_waker: Default::default(),
         last_dispatched_ts: AtomicI64::new(0),
         listener: RwLock::new(None),
         disk_full: AtomicBool::new(false),

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::thread::{JoinHandle, Thread};
 
 use crate::store::StoreInner;
 
@@ -28,6 +28,11 @@ impl ServiceThread {
             stop,
             handle: Some(handle),
         })
+    }
+
+    /// The thread, to unpark it (`None` once stopped).
+    pub(crate) fn thread(&self) -> Option<&Thread> {
+        self.handle.as_ref().map(JoinHandle::thread)
     }
 
     /// Raises the stop flag without waiting (for a loop woken by something else than unpark).

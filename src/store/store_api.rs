@@ -68,6 +68,9 @@ impl MessageStore {
         if a.status != PutMessageStatus::PUT_OK
             || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush
         {
+            if a.status == PutMessageStatus::PUT_OK {
+                self.inner.reput_waker.wake();
+            }
             return PutMessageHandle::done(result);
         }
         let Some(q) = self.inner.group_commit.as_ref() else {

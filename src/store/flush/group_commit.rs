@@ -67,6 +67,7 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
         return;
     };
     let mut pending: Vec<FlushRequest> = Vec::new();
+    let mut last_flushed = i64::MIN;
     loop {
         let stopping = stop.load(Ordering::Acquire);
         queue.take(Duration::from_millis(10), &mut pending);
@@ -75,6 +76,11 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
         } else {
             super::flush_commit_log(&inner, 0, true).ok()
         };
+        if let Some(f) = flushed.filter(|&f| f > last_flushed) {
+            // under SYNC_FLUSH dispatch reads only what is flushed
+            last_flushed = f;
+            inner.reput_waker.wake();
+        }
         let now = Instant::now();
         pending.retain_mut(|r| {
             let done = match flushed {
