@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scripts/bench-report.py <results.jsonl> <meta.txt> <outdir>: report.md + latency.svg for scripts/bench.
 
-Each figure is the median over the runs of one broker kind; ratio = rmqd / Java. Standard library only;
-the SVG is written by hand."""
+Each figure is the median over the runs of one broker kind; ratio = rmqd / Java, and rmqd / rocketmq-rust when
+rocketmq-rust ("rrust") ran too. Standard library only; the SVG is written by hand."""
 import json
 import statistics
 import sys
@@ -10,6 +10,8 @@ import sys
 res_path, meta_path, out = sys.argv[1:4]
 rows = [json.loads(line) for line in open(res_path) if line.strip()]
 meta = [line.rstrip("\n") for line in open(meta_path)]
+PEER = any(r.get("broker") == "rrust" for r in rows)
+KINDS = ("java", "rmqd", "rrust") if PEER else ("java", "rmqd")
 
 
 def med(kind, scen, f):
@@ -23,6 +25,11 @@ def med(kind, scen, f):
             if v is not None:
                 vals.append(v)
     return statistics.median(vals) if vals else None
+
+
+def lat(key, q):
+    """A latency percentile in ms; none when the histogram is empty (every send of the scenario failed)."""
+    return lambda r: r[key][q] / 1000.0 if r[key].get("count", 1) else None
 
 
 def fmt(v, digits=1):
@@ -50,29 +57,42 @@ for r in rows:
         scenarios.append(s)
 
 lines = []
-lines.append("# rmqd vs Java broker — side-by-side benchmark\n")
+lines.append("# rmqd vs Java broker" + (" and rocketmq-rust" if PEER else "") + " — side-by-side benchmark\n")
 lines.append("```")
 lines += meta
 lines.append("```\n")
 lines.append("Medians over the runs of each broker (runs: "
-             + ", ".join(f"{k}×{len({r['run'] for r in rows if r.get('broker') == k})}" for k in ("java", "rmqd"))
-             + "). Ratio = rmqd / Java: above 1 is better for TPS, below 1 is better for latency, CPU, memory, time.\n")
+             + ", ".join(f"{k}×{len({r['run'] for r in rows if r.get('broker') == k})}" for k in KINDS)
+             + "). Ratio = rmqd / Java" + (" and rmqd / rocketmq-rust" if PEER else "")
+             + ": above 1 is better for TPS, below 1 is better for latency, CPU, memory, time.\n")
+
+
+def cells(vals, digits=1):
+    """Java | rmqd | rmqd/Java [| rocketmq-rust | rmqd/rocketmq-rust] for one figure."""
+    j, r = vals[0], vals[1]
+    out = f"{fmt(j, digits)} | {fmt(r, digits)} | {ratio(j, r)}"
+    if PEER:
+        out += f" | {fmt(vals[2], digits)} | {ratio(vals[2], r)}"
+    return out
+
+
+PEER_HEAD = " rocketmq-rust | rmqd/rocketmq-rust |" if PEER else ""
+PEER_RULE = "---:|---:|" if PEER else ""
 
 
 def head(label, scen, f, target):
-    j, r = med("java", scen, f), med("rmqd", scen, f)
-    lines.append(f"| {label} | {fmt(j)} | {fmt(r)} | {ratio(j, r)} | {target} |")
+    lines.append(f"| {label} | {cells([med(k, scen, f) for k in KINDS])} | {target} |")
 
 
 lines.append("Headline (issue 6 targets):\n")
-lines.append("| figure | Java | rmqd | rmqd/Java | target |")
-lines.append("|---|---:|---:|---:|---|")
+lines.append(f"| figure | Java | rmqd | rmqd/Java |{PEER_HEAD} target |")
+lines.append(f"|---|---:|---:|---:|{PEER_RULE}---|")
 for s in scenarios:
     if s.startswith("eq-"):
-        head(f"{s}: send RTT p99 (ms) at equal load", s, lambda r: r["send_rtt_us"]["p99"] / 1000.0, "≤ 0.33")
-        head(f"{s}: end-to-end p50 (ms) at equal load", s, lambda r: r["e2e_us"]["p50"] / 1000.0, "")
-        head(f"{s}: end-to-end p99 (ms) at equal load", s, lambda r: r["e2e_us"]["p99"] / 1000.0, "≤ 0.33")
-        head(f"{s}: end-to-end p99.9 (ms) at equal load", s, lambda r: r["e2e_us"]["p999"] / 1000.0, "")
+        head(f"{s}: send RTT p99 (ms) at equal load", s, lat("send_rtt_us", "p99"), "≤ 0.33")
+        head(f"{s}: end-to-end p50 (ms) at equal load", s, lat("e2e_us", "p50"), "")
+        head(f"{s}: end-to-end p99 (ms) at equal load", s, lat("e2e_us", "p99"), "≤ 0.33")
+        head(f"{s}: end-to-end p99.9 (ms) at equal load", s, lat("e2e_us", "p999"), "")
     else:
         head(f"{s}: send TPS", s, lambda r: r["send_tps"], "≥ 2")
         head(f"{s}: broker CPU ms / 1000 msgs", s,
@@ -84,20 +104,19 @@ for s in scenarios:
             v = med(kind, s, lambda r: r["send_tps"] * r["size"] / 1e6)
             return None if v is None else 100.0 * v / disk
         lines.append(f"| {s}: acked MB/s as % of the disk's sequential write ({disk:,.0f} MB/s, same run) "
-                     f"| {fmt(share('java'))} | {fmt(share('rmqd'))} | {ratio(share('java'), share('rmqd'))} | rmqd ≥ 70 % |")
+                     f"| {cells([share(k) for k in KINDS])} | rmqd ≥ 70 % |")
 head("peak RSS VmHWM (MiB)", "memory", lambda r: r["vm_hwm_kib"] / 1024.0, "≤ 0.125")
 head("… RssAnon at the highest sample (MiB)", "memory", lambda r: r["anon_kib"] / 1024.0, "")
 head("… RssFile at the highest sample (MiB)", "memory", lambda r: r["file_kib"] / 1024.0, "")
 head("process start → first ack (ms)", "startup", lambda r: r["first_ack_ms"], "≤ 100 ms")
 head("kill -9 restart → first ack (ms)", "recovery", lambda r: r["first_ack_ms"], "")
 lines.append("")
-lines.append("| scenario | metric | Java | rmqd | rmqd/Java |")
-lines.append("|---|---|---:|---:|---:|")
+lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
+lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
 
 
 def row(scen, label, f, digits=1):
-    j, r = med("java", scen, f), med("rmqd", scen, f)
-    lines.append(f"| {scen} | {label} | {fmt(j, digits)} | {fmt(r, digits)} | {ratio(j, r)} |")
+    lines.append(f"| {scen} | {label} | {cells([med(k, scen, f) for k in KINDS], digits)} |")
 
 
 for s in scenarios:
@@ -107,9 +126,9 @@ for s in scenarios:
     row(s, "consumed", lambda r: r["consumed"])
     row(s, "send failures", lambda r: r["failed"])
     for q in ("p50", "p99", "p999", "max"):
-        row(s, f"send RTT {q} (ms)", lambda r, q=q: r["send_rtt_us"][q] / 1000.0)
+        row(s, f"send RTT {q} (ms)", lat("send_rtt_us", q))
     for q in ("p50", "p99", "p999", "max"):
-        row(s, f"end-to-end {q} (ms)", lambda r, q=q: r["e2e_us"][q] / 1000.0)
+        row(s, f"end-to-end {q} (ms)", lat("e2e_us", q))
     row(s, "broker CPU (s)", lambda r: r["broker_cpu_s"])
     row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
     row(s, "load generator CPU (cores busy; near --threads = generator-bound)",
@@ -120,7 +139,7 @@ row("recovery", "kill -9 restart → first ack (ms)", lambda r: r["first_ack_ms"
 row("recovery", "CommitLog files on disk (MiB, apparent size incl. preallocated)", lambda r: r["commitlog_bytes"] / 1048576)
 row("memory", "peak RSS VmHWM (MiB)", lambda r: r["vm_hwm_kib"] / 1024.0)
 lines.append(f"| disk | sequential write, 1 GiB + fdatasync, before and after the brokers (MB/s) | "
-             f"{fmt(disk)} | | |")
+             f"{fmt(disk)} | | |" + (" | |" if PEER else ""))
 row("memory", "highest sampled VmRSS (MiB)", lambda r: r["rss_kib"] / 1024.0)
 row("memory", "… of which RssAnon (heap, stacks, buffers) (MiB)", lambda r: r["anon_kib"] / 1024.0)
 row("memory", "… of which RssFile (mapped store files, binary) (MiB)", lambda r: r["file_kib"] / 1024.0)
@@ -135,7 +154,7 @@ if bad or errors:
         [f"{r['broker']} run {r['run']} {r['scenario']}: sent {r['sent']} != consumed {r['consumed']}" for r in bad]
         + [f"{r.get('broker')} run {r.get('run')} {r.get('scenario')}: {r['error']}" for r in errors]))
 else:
-    lines.append("Every scenario: messages consumed == messages acknowledged, on both brokers.")
+    lines.append("Every scenario: messages consumed == messages acknowledged, on every broker.")
 lines.append("\n![latency percentiles](latency.svg)\n")
 
 # ---- SVG: grouped bars, log-scale y, send RTT and e2e p50/p99/p99.9 per scenario and broker ----------------------
@@ -145,11 +164,11 @@ groups = []
 for s in scenarios:
     for metric, key in (("send", "send_rtt_us"), ("e2e", "e2e_us")):
         for q in ("p50", "p99", "p999"):
-            j = med("java", s, lambda r: r[key][q] / 1000.0)
-            r_ = med("rmqd", s, lambda r: r[key][q] / 1000.0)
-            groups.append((f"{s} {metric} {q.replace('p999', 'p99.9')}", j, r_))
-W, H, L, B, T = max(600, 60 + 46 * len(groups)), 420, 60, 150, 40
-vals = [v for _, j, r in groups for v in (j, r) if v]
+            per_kind = [med(k, s, lat(key, q)) for k in KINDS]
+            groups.append((f"{s} {metric} {q.replace('p999', 'p99.9')}", per_kind))
+STEP = 18 * len(KINDS) + 10
+W, H, L, B, T = max(600, 60 + STEP * len(groups)), 420, 60, 150, 40
+vals = [v for _, per_kind in groups for v in per_kind if v]
 lo = 10 ** math.floor(math.log10(max(min(vals), 0.01))) if vals else 0.01
 hi = 10 ** math.ceil(math.log10(max(vals))) if vals else 1000
 
@@ -162,18 +181,19 @@ def y(v):
 svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
        f'<rect width="{W}" height="{H}" fill="white"/>',
        f'<text x="{W / 2}" y="20" text-anchor="middle" font-size="14">Latency percentiles (ms, log scale): '
-       'Java (orange) vs rmqd (blue)</text>']
+       'Java (orange) vs rmqd (blue)' + (' vs rocketmq-rust (green)' if PEER else '') + '</text>']
 d = lo
 while d <= hi * 1.0001:
     svg.append(f'<line x1="{L}" x2="{W - 10}" y1="{y(d):.1f}" y2="{y(d):.1f}" stroke="#ddd"/>')
     svg.append(f'<text x="{L - 4}" y="{y(d) + 4:.1f}" text-anchor="end">{d:g}</text>')
     d *= 10
-for i, (label, j, r) in enumerate(groups):
-    x = L + 10 + i * 46
-    for k, (v, color) in enumerate(((j, "#f28e2b"), (r, "#4e79a7"))):
+NAMES, COLORS = ("Java", "rmqd", "rocketmq-rust"), ("#f28e2b", "#4e79a7", "#59a14f")
+for i, (label, per_kind) in enumerate(groups):
+    x = L + 10 + i * STEP
+    for k, v in enumerate(per_kind):
         if v:
-            svg.append(f'<rect x="{x + k * 18}" y="{y(v):.1f}" width="16" height="{H - B - y(v):.1f}" fill="{color}">'
-                       f'<title>{label} {"Java" if k == 0 else "rmqd"}: {v:.3f} ms</title></rect>')
+            svg.append(f'<rect x="{x + k * 18}" y="{y(v):.1f}" width="16" height="{H - B - y(v):.1f}" fill="{COLORS[k]}">'
+                       f'<title>{label} {NAMES[k]}: {v:.3f} ms</title></rect>')
     svg.append(f'<text transform="translate({x + 18},{H - B + 8}) rotate(60)">{label}</text>')
 svg.append(f'<line x1="{L}" x2="{W - 10}" y1="{H - B}" y2="{H - B}" stroke="black"/>')
 svg.append("</svg>")
