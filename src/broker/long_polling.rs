@@ -80,6 +80,10 @@ impl PullRequestHoldService {
                 // One more look at the deadline: a unit may have landed as the timer fired.
                 return attempt().unwrap_or_else(|nothing| nothing);
             }
+            // Woken by the put that made the message (dispatched on the putting thread), this task
+            // would run next, ahead of the put's own answer; going to the back of the run queue
+            // lets that answer out first.
+            tokio::task::yield_now().await;
         }
     }
 

@@ -62,7 +62,7 @@ pub(crate) struct StoreInner {
     pub(crate) checkpoint: Arc<StoreCheckpoint>,
     pub(crate) reput_offset: AtomicI64,
     /// Wakes the dispatch thread when it sleeps and a put makes more records readable.
-    pub(crate) reput_waker: dispatch::reput::ReputWaker,
+    pub(crate) reput_waker: service::IdleWaker,
     pub(crate) last_dispatched_ts: AtomicI64,
     pub(crate) listener: RwLock<Option<ArrivalListener>>,
     pub(crate) group_commit: Option<GroupCommitQueue>,

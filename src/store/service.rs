@@ -1,9 +1,10 @@
 //! One background thread of the store (flush, dispatch, cleanup, pre-fault, page release): a
 //! name, a stop flag its loop polls between `park_timeout`s, and a join when the store closes.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{fence, AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
+use std::time::Duration;
 
 use crate::store::StoreInner;
 
@@ -47,5 +48,90 @@ impl ServiceThread {
             h.thread().unpark();
             let _ = h.join();
         }
+    }
+}
+
+/// Lets other threads wake a service thread that sleeps while it has nothing to do, instead of
+/// the thread polling. Both sides fence (a Dekker pair: the waker publishes its work then reads
+/// the idle flag; the sleeper raises the flag then re-checks for work), so a wake-up is never
+/// missed. The unpark happens at most once per idle spell; a waker that finds the thread awake
+/// costs one fence and one relaxed load.
+#[derive(Default)]
+pub(crate) struct IdleWaker {
+    idle: AtomicBool,
+    thread: OnceLock<Thread>,
+}
+
+impl IdleWaker {
+    /// The thread to unpark. Until this is set, wakers cannot wake it: it finds work at the
+    /// end of its current sleep.
+    pub(crate) fn register(&self, thread: &Thread) {
+        let _ = self.thread.set(thread.clone());
+    }
+
+    /// Called after publishing work for the thread.
+    pub(crate) fn wake(&self) {
+        self.wake_if(|| true);
+    }
+
+    /// `wake` when `due` (read after the fence: the condition the sleeper published before its
+    /// own fence is seen).
+    pub(crate) fn wake_if(&self, due: impl FnOnce() -> bool) {
+        fence(Ordering::SeqCst);
+        if due() && self.idle.load(Ordering::Relaxed) && self.idle.swap(false, Ordering::AcqRel) {
+            if let Some(t) = self.thread.get() {
+                t.unpark();
+            }
+        }
+    }
+
+    /// The service thread, idle: sleeps up to `timeout` unless `more` (re-checked after
+    /// announcing the sleep, so work published in between is seen either here or by its `wake`).
+    pub(crate) fn sleep_unless(&self, timeout: Duration, more: impl Fn() -> bool) {
+        self.idle.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if !more() {
+            std::thread::park_timeout(timeout);
+        }
+        self.idle.store(false, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    fn a_wake_reaches_a_long_sleep_and_work_published_before_the_sleep_is_seen() {
+        let waker = Arc::new(IdleWaker::default());
+        let work = Arc::new(AtomicBool::new(true));
+        let (w, flag) = (Arc::clone(&waker), Arc::clone(&work));
+        let t0 = Instant::now();
+        let sleeper = std::thread::spawn(move || {
+            // Work already published: no sleep at all.
+            w.sleep_unless(Duration::from_secs(30), || {
+                flag.swap(false, Ordering::AcqRel)
+            });
+            let first = t0.elapsed();
+            // No work: sleeps until woken.
+            while !flag.load(Ordering::Acquire) {
+                w.sleep_unless(Duration::from_secs(30), || flag.load(Ordering::Acquire));
+            }
+            first
+        });
+        waker.register(sleeper.thread());
+        std::thread::sleep(Duration::from_millis(50));
+        work.store(true, Ordering::Release);
+        waker.wake();
+        let first = sleeper.join().unwrap();
+        assert!(
+            first < Duration::from_secs(5),
+            "published work was slept over"
+        );
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the wake-up was missed"
+        );
     }
 }

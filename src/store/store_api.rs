@@ -69,7 +69,7 @@ impl MessageStore {
             || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush
         {
             if a.status == PutMessageStatus::PUT_OK {
-                self.inner.reput_waker.wake();
+                super::dispatch::reput::dispatch_after_put(&self.inner);
             }
             return PutMessageHandle::done(result);
         }

@@ -23,6 +23,7 @@ use crate::store::message::{
     decode_batch, offset_msg_id, sysflag, AppendMessageResult, AppendMessageStatus,
     MessageBatchInput, MessageInput, PutMessageStatus,
 };
+use crate::store::service::IdleWaker;
 use crate::store::util::now_ms;
 use record::{PatchPoints, RecordHeader, END_FILE_MIN_BLANK_LENGTH};
 
@@ -58,6 +59,9 @@ pub struct CommitLog {
     last_store_ts: AtomicI64,
     /// Messages appended since start (for TPS stats).
     pub(crate) put_count: AtomicU64,
+    /// Wakes the idle prefault service once the max offset reaches `prefault_wake_at`.
+    pub(crate) prefault_waker: IdleWaker,
+    pub(crate) prefault_wake_at: AtomicI64,
 }
 
 thread_local! {
@@ -107,6 +111,8 @@ impl CommitLog {
             poison_path: Mutex::new(None),
             last_store_ts: AtomicI64::new(0),
             put_count: AtomicU64::new(0),
+            prefault_waker: IdleWaker::default(),
+            prefault_wake_at: AtomicI64::new(i64::MAX),
         })
     }
 
@@ -343,10 +349,16 @@ impl CommitLog {
             .as_ref()
             .filter(|f| f.needs_prefault(HELP_MARGIN))
             .map(Arc::clone);
+        let end = st
+            .current
+            .as_ref()
+            .map_or(0, |f| f.from_offset() + f.wrote_position() as i64);
         drop(guard);
         if let Some(f) = behind {
             f.prefault_to(f.wrote_position() + HELP_AHEAD);
         }
+        self.prefault_waker
+            .wake_if(|| end >= self.prefault_wake_at.load(Ordering::Relaxed));
         let (base_phys, store_ts, base_qo) = match result {
             Ok(v) => v,
             Err(status) => return Appended::fail(status),

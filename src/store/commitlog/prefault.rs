@@ -4,8 +4,14 @@
 //! With `warmMapedFileEnable` it faults in whole files, in this thread rather than under the put
 //! lock. Writers that find it behind fault in a little themselves, outside the lock
 //! (`CommitLog::append_encoded`).
+//!
+//! It does not poll: when it has nothing to do it publishes the offset at which it wants to run
+//! again (half its margin before the end of what is faulted in, or the next roll) and sleeps; the
+//! put that passes that offset wakes it. So it runs about once per 8 MiB appended rather than
+//! every millisecond.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,12 +23,18 @@ use crate::store::StoreInner;
 pub(crate) const AHEAD: usize = 16 * 1024 * 1024;
 /// Populate in steps of this size (the stop flag is checked between steps).
 const STEP: usize = 1024 * 1024;
+/// The longest idle sleep (puts wake it sooner; this bounds a missed registration at start).
+const IDLE_PARK: Duration = Duration::from_millis(100);
 
 pub struct PrefaultService(ServiceThread);
 
 impl PrefaultService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        ServiceThread::spawn("PrefaultService", inner, run).map(Self)
+        let service = ServiceThread::spawn("PrefaultService", Arc::clone(&inner), run)?;
+        if let Some(t) = service.thread() {
+            inner.commitlog.prefault_waker.register(t);
+        }
+        Ok(Self(service))
     }
 
     pub fn stop(&mut self) {
@@ -33,7 +45,8 @@ impl PrefaultService {
 /// What one step of the service did.
 enum Step {
     Worked,
-    Idle,
+    /// Nothing to do until the commit log's max offset reaches this.
+    Idle(i64),
     Unsupported,
 }
 
@@ -50,7 +63,17 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
         let appended = inner.commitlog.max_offset() > opened_at;
         match step(&inner, ahead, appended) {
             Step::Worked => {}
-            Step::Idle => std::thread::park_timeout(Duration::from_millis(1)),
+            Step::Idle(at) => {
+                let cl = &inner.commitlog;
+                // A fresh store: the first append is what starts the pre-allocation. Never an
+                // offset already reached (that would spin): at the latest, the next put.
+                let at = if appended { at } else { opened_at + 1 };
+                let at = at.max(cl.max_offset() + 1);
+                cl.prefault_wake_at.store(at, Ordering::Relaxed);
+                cl.prefault_waker.sleep_unless(IDLE_PARK, || {
+                    stop.load(Ordering::Acquire) || cl.max_offset() >= at
+                });
+            }
             Step::Unsupported => {
                 tracing::debug!("MADV_POPULATE_WRITE unsupported; prefault service stops");
                 return;
@@ -64,23 +87,30 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
 fn step(inner: &StoreInner, ahead: usize, appended: bool) -> Step {
     let queue = &inner.commitlog.queue;
     let Some(file) = queue.last_file() else {
-        return Step::Idle;
+        // An empty store: the first append creates the first file.
+        return Step::Idle(inner.commitlog.max_offset() + 1);
     };
     let want = file.wrote_position().saturating_add(ahead);
     if let Some(s) = populate_step(&file, want) {
         return s;
     }
+    let file_end = file.from_offset() + file.size() as i64;
+    // Run again when the writer comes within half the margin of what is faulted in, and at the
+    // latest at the roll (after which the file that follows the new one is due).
+    let low = (ahead.min(AHEAD) / 2) as i64;
+    let idle = |covered_end: i64| Step::Idle((covered_end - low).min(file_end));
     if want <= file.size() || !appended {
-        return Step::Idle;
+        return idle(file.from_offset() + file.populated_position() as i64);
     }
     match queue.preallocate_next() {
-        Ok(Some(next)) => populate_step(&next, want - file.size()).unwrap_or(Step::Idle),
-        Ok(None) => Step::Idle,
+        Ok(Some(next)) => populate_step(&next, want - file.size())
+            .unwrap_or_else(|| idle(next.from_offset() + next.populated_position() as i64)),
+        Ok(None) => idle(file_end),
         Err(e) => {
             // The writer will meet (and report) the same error when it rolls.
             tracing::warn!(error = %e, "cannot pre-allocate the next commit-log file");
             std::thread::sleep(Duration::from_millis(100));
-            Step::Idle
+            Step::Idle(inner.commitlog.max_offset() + 1)
         }
     }
 }
@@ -94,8 +124,10 @@ fn populate_step(file: &MappedFile, want: usize) -> Option<Step> {
     }
     Some(match file.prefault_to(from.saturating_add(STEP).min(to)) {
         false => Step::Unsupported,
-        // A writer was populating this range: wait rather than spin.
-        true if file.populated_position() == from => Step::Idle,
+        // A writer was populating this range: let the next put wake us rather than spin.
+        true if file.populated_position() == from => {
+            Step::Idle(file.from_offset() + file.wrote_position() as i64 + 1)
+        }
         true => Step::Worked,
     })
 }
