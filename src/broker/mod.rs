@@ -264,7 +264,7 @@ impl BrokerController {
         let expiry = Duration::from_millis(c.channel_not_active_interval.max(1_000));
         let (a, b, d) = (ctx.clone(), ctx.clone(), ctx.clone());
         vec![
-            PeriodicService::start(
+            PeriodicService::start_blocking(
                 "consumer-offset-persist",
                 offsets_every,
                 offsets_every,

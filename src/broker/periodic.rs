@@ -14,12 +14,40 @@ pub struct PeriodicService {
 }
 
 impl PeriodicService {
-    /// Runs `tick` every `interval`, first after `initial_delay`.
+    /// Runs `tick` every `interval`, first after `initial_delay`, on the runtime's worker: for
+    /// ticks that do not block.
     pub fn start<F>(
         name: &'static str,
         initial_delay: Duration,
         interval: Duration,
-        mut tick: F,
+        tick: F,
+    ) -> Self
+    where
+        F: FnMut() + Send + 'static,
+    {
+        Self::spawn(name, initial_delay, interval, tick, false)
+    }
+
+    /// `start` for a tick that blocks (writes and fsyncs a file): it runs on the blocking pool,
+    /// so a slow fsync does not hold up the requests of every connection on the worker.
+    pub fn start_blocking<F>(
+        name: &'static str,
+        initial_delay: Duration,
+        interval: Duration,
+        tick: F,
+    ) -> Self
+    where
+        F: FnMut() + Send + 'static,
+    {
+        Self::spawn(name, initial_delay, interval, tick, true)
+    }
+
+    fn spawn<F>(
+        name: &'static str,
+        initial_delay: Duration,
+        interval: Duration,
+        tick: F,
+        blocking: bool,
     ) -> Self
     where
         F: FnMut() + Send + 'static,
@@ -33,10 +61,29 @@ impl PeriodicService {
             }
             let mut timer = tokio::time::interval(interval.max(Duration::from_millis(1)));
             timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut tick = Some(tick);
             loop {
                 tokio::select! {
                     _ = token.cancelled() => return,
-                    _ = timer.tick() => tick(),
+                    _ = timer.tick() => {}
+                }
+                let Some(mut f) = tick.take() else { return };
+                if !blocking {
+                    f();
+                    tick = Some(f);
+                    continue;
+                }
+                match tokio::task::spawn_blocking(move || {
+                    f();
+                    f
+                })
+                .await
+                {
+                    Ok(f) => tick = Some(f),
+                    Err(e) => {
+                        tracing::error!(service = name, error = %e, "service tick failed; the service stops");
+                        return;
+                    }
                 }
             }
         });

@@ -173,7 +173,7 @@ impl ScheduleMessageService {
         *self.task.lock() = Some((stop, task));
     }
 
-    async fn run(&self, token: CancellationToken) {
+    async fn run(self: Arc<Self>, token: CancellationToken) {
         let mut paused_until: BTreeMap<i32, Instant> = BTreeMap::new();
         let mut last_persist = Instant::now();
         let mut timer = tokio::time::interval(TICK);
@@ -193,7 +193,9 @@ impl ScheduleMessageService {
                 }
             }
             if last_persist.elapsed() >= PERSIST_EVERY {
-                self.persist_logged();
+                // the file write and its fsync run off the worker
+                let me = self.clone();
+                let _ = tokio::task::spawn_blocking(move || me.persist_logged()).await;
                 last_persist = Instant::now();
             }
         }

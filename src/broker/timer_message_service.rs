@@ -268,7 +268,9 @@ impl TimerMessageService {
                 me.read_queue(max, |_| false);
                 me.deliver_due(crate::broker::now_millis());
                 if me.state.lock().dirty {
-                    me.persist_logged();
+                    // the file write and its fsync run off the worker
+                    let m = me.clone();
+                    let _ = tokio::task::spawn_blocking(move || m.persist_logged()).await;
                 }
             }
         });

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::error::Result;
+use crate::store::message::sysflag;
 use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
@@ -30,7 +31,7 @@ pub(crate) fn redispatch_until(
         return Ok(0);
     }
     let _single_writer = inner.dispatch_lock.lock();
-    dispatch_locked(inner, limit, notify, create_from)
+    dispatch_locked(inner, limit, notify, create_from, false).map(|(n, _)| n)
 }
 
 /// Dispatches on the calling thread what a put just made readable, unless another thread is
@@ -43,20 +44,46 @@ pub(crate) fn dispatch_after_put(inner: &StoreInner) {
         inner.reput_waker.wake();
         return;
     };
-    if let Err(e) = dispatch_locked(inner, inner.confirm_offset(), true, i64::MIN) {
-        tracing::warn!(error = %e, "dispatch after a put failed; the dispatch thread retries");
-        inner.reput_waker.wake();
+    match dispatch_locked(inner, inner.confirm_offset(), true, i64::MIN, true) {
+        Ok((_, false)) => {}
+        Ok((_, true)) => inner.reput_waker.wake(),
+        Err(e) => {
+            tracing::warn!(error = %e, "dispatch after a put failed; the dispatch thread retries");
+            inner.reput_waker.wake();
+        }
     }
 }
 
-/// `redispatch_until` with `inner.dispatch_lock` held by the caller.
-fn dispatch_locked(inner: &StoreInner, limit: i64, notify: bool, create_from: i64) -> Result<u64> {
+/// True when dispatching `rec` creates no file: its consume queue has a file with room (or it
+/// has no consume-queue unit). The first message of a queue, or one that fills a file, is left to
+/// the dispatch thread: creating and first touching a file can take milliseconds (file-system
+/// journal), which on a network worker would hold up every connection it serves.
+fn cheap_to_dispatch(inner: &StoreInner, rec: &record::RecordView<'_>) -> bool {
+    let tran = rec.tran_type();
+    if tran != sysflag::TRANSACTION_NOT_TYPE && tran != sysflag::TRANSACTION_COMMIT_TYPE {
+        return true;
+    }
+    inner
+        .cqs
+        .find(rec.topic_str(), rec.queue_id)
+        .is_some_and(|q| q.has_room())
+}
+
+/// `redispatch_until` with `inner.dispatch_lock` held by the caller. With `cheap_only` it stops
+/// before the first record that is not [`cheap_to_dispatch`] and says so (`true`).
+fn dispatch_locked(
+    inner: &StoreInner,
+    limit: i64,
+    notify: bool,
+    create_from: i64,
+    cheap_only: bool,
+) -> Result<(u64, bool)> {
     let cl = &inner.commitlog;
     let mut n = 0u64;
     loop {
         let mut reput = inner.reput_offset.load(Ordering::Acquire);
         if reput >= limit {
-            return Ok(n);
+            return Ok((n, false));
         }
         let min = cl.min_offset();
         if reput < min {
@@ -69,18 +96,23 @@ fn dispatch_locked(inner: &StoreInner, limit: i64, notify: bool, create_from: i6
             inner.reput_offset.store(reput, Ordering::Release);
         }
         let Some(file) = cl.queue.find_by_offset(reput) else {
-            return Ok(n);
+            return Ok((n, false));
         };
         let pos = (reput - file.from_offset()) as usize;
         let Some(buf) = file.read_from(pos) else {
-            return Ok(n);
+            return Ok((n, false));
         };
         let avail = buf.len().min((limit - reput) as usize);
         let buf = &buf[..avail];
         let mut at = 0usize;
         let mut roll = false;
+        let mut deferred = false;
         while at < buf.len() {
             match record::decode(&buf[at..], false) {
+                Ok(Decoded::Record(rec)) if cheap_only && !cheap_to_dispatch(inner, &rec) => {
+                    deferred = true;
+                    break;
+                }
                 Ok(Decoded::Record(rec)) => {
                     let phy = reput + at as i64;
                     super::dispatch_record(inner, &rec, phy, notify, phy >= create_from)?;
@@ -103,8 +135,8 @@ fn dispatch_locked(inner: &StoreInner, limit: i64, notify: bool, create_from: i6
             reput + at as i64
         };
         inner.reput_offset.store(next, Ordering::Release);
-        if next == reput {
-            return Ok(n);
+        if deferred || next == reput {
+            return Ok((n, deferred));
         }
     }
 }
