@@ -11,7 +11,6 @@
 //! every millisecond.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -37,8 +37,8 @@ pub(crate) fn redispatch_until(
 /// Dispatches on the calling thread what a put just made readable, unless another thread is
 /// dispatching (then the dispatch thread is woken for it). A put that finds no one dispatching
 /// thus delivers to a held pull without a thread switch: the arrival wakes the pull's task on
-/// the putting worker. (At 1,200 sync sends/s this took broker CPU per message from 242 to
-/// 187 ms per 1,000 and end-to-end p50 from 0.32 to 0.25 ms; see `benches/README.md`.)
+/// the putting worker. (At 1,200 sync sends/s this took broker CPU from 200–242 to 186–213 ms
+/// per 1,000 messages and end-to-end p50 from 0.28–0.32 to 0.23–0.26 ms; `benches/README.md`.)
 pub(crate) fn dispatch_after_put(inner: &StoreInner) {
     let Some(_single_writer) = inner.dispatch_lock.try_lock() else {
         inner.reput_waker.wake();
@@ -55,8 +55,8 @@ pub(crate) fn dispatch_after_put(inner: &StoreInner) {
 }
 
 /// True when dispatching `rec` creates no file: its consume queue has a file with room (or it
-/// has no consume-queue unit). The first message of a queue, or one that fills a file, is left to
-/// the dispatch thread: creating and first touching a file can take milliseconds (file-system
+/// has no consume-queue unit). The first message of a queue, or the first of its next file, is
+/// left to the dispatch thread: creating and first touching a file can take milliseconds (file-system
 /// journal), which on a network worker would hold up every connection it serves.
 fn cheap_to_dispatch(inner: &StoreInner, rec: &record::RecordView<'_>) -> bool {
     let tran = rec.tran_type();
