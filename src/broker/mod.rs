@@ -32,7 +32,7 @@ use metadata::groups::SubscriptionGroupManager;
 use metadata::offsets::ConsumerOffsetManager;
 use metadata::topics::TopicConfigManager;
 use namesrv_registration::{NamesrvRegistrationService, RegistrationConfig, TopicConfigSource};
-use periodic::PeriodicService;
+use periodic::{PeriodicService, TickOn};
 use rebalance_lock::RebalanceLockManager;
 use remoting_client::RemotingClient;
 use schedule_message_service::ScheduleMessageService;
@@ -264,10 +264,11 @@ impl BrokerController {
         let expiry = Duration::from_millis(c.channel_not_active_interval.max(1_000));
         let (a, b, d) = (ctx.clone(), ctx.clone(), ctx.clone());
         vec![
-            PeriodicService::start_blocking(
+            PeriodicService::start(
                 "consumer-offset-persist",
                 offsets_every,
                 offsets_every,
+                TickOn::BlockingPool,
                 move || {
                     if let Err(e) = a.offsets.persist() {
                         tracing::error!(error = %e, "cannot write consumerOffset.json");
@@ -278,6 +279,7 @@ impl BrokerController {
                 "client-liveness",
                 Duration::from_secs(10),
                 Duration::from_secs(10),
+                TickOn::Worker,
                 move || {
                     b.clients.scan_not_active(expiry);
                     b.pull_hold.prune();
@@ -287,6 +289,7 @@ impl BrokerController {
                 "stats-sampler",
                 Duration::from_secs(1),
                 Duration::from_secs(1),
+                TickOn::Worker,
                 move || {
                     d.stats.sample();
                 },

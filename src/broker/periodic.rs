@@ -7,6 +7,16 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+/// Where a service's tick runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TickOn {
+    /// On the runtime's worker: for ticks that do not block.
+    Worker,
+    /// On the blocking pool: for a tick that writes and fsyncs a file, so a slow fsync does not
+    /// hold up the requests of every connection on the worker.
+    BlockingPool,
+}
+
 pub struct PeriodicService {
     name: &'static str,
     stop: CancellationToken,
@@ -14,40 +24,13 @@ pub struct PeriodicService {
 }
 
 impl PeriodicService {
-    /// Runs `tick` every `interval`, first after `initial_delay`, on the runtime's worker: for
-    /// ticks that do not block.
+    /// Runs `tick` every `interval`, first after `initial_delay`, where `on` says.
     pub fn start<F>(
         name: &'static str,
         initial_delay: Duration,
         interval: Duration,
+        on: TickOn,
         tick: F,
-    ) -> Self
-    where
-        F: FnMut() + Send + 'static,
-    {
-        Self::spawn(name, initial_delay, interval, tick, false)
-    }
-
-    /// `start` for a tick that blocks (writes and fsyncs a file): it runs on the blocking pool,
-    /// so a slow fsync does not hold up the requests of every connection on the worker.
-    pub fn start_blocking<F>(
-        name: &'static str,
-        initial_delay: Duration,
-        interval: Duration,
-        tick: F,
-    ) -> Self
-    where
-        F: FnMut() + Send + 'static,
-    {
-        Self::spawn(name, initial_delay, interval, tick, true)
-    }
-
-    fn spawn<F>(
-        name: &'static str,
-        initial_delay: Duration,
-        interval: Duration,
-        tick: F,
-        blocking: bool,
     ) -> Self
     where
         F: FnMut() + Send + 'static,
@@ -68,7 +51,7 @@ impl PeriodicService {
                     _ = timer.tick() => {}
                 }
                 let Some(mut f) = tick.take() else { return };
-                if !blocking {
+                if on == TickOn::Worker {
                     f();
                     tick = Some(f);
                     continue;
