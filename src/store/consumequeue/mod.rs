@@ -246,13 +246,13 @@ impl ConsumeQueue {
         Ok(())
     }
 
-    /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
-    /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
     /// True when the next unit goes into a file that already exists (no file to create).
     pub fn has_room(&self) -> bool {
         self.queue.last_file().is_some_and(|f| !f.is_full())
     }
 
+    /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
+    /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
     pub fn put_unit(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) -> Result<()> {
         if unit.end() <= self.max_physic_offset() {
             return Ok(());

@@ -50,23 +50,41 @@ pub fn tags_code(rec: &RecordView<'_>, delay_levels: &[i64]) -> i64 {
     find_property(rec.properties, "TAGS").map_or(0, |t| java_hash_bytes(t) as i64)
 }
 
-/// Dispatches one record: consume queue (NOT/COMMIT types; a missing queue is created only if
-/// `create_queue`), index, arrival listener.
+/// How much of its work [`dispatch_record`] may do.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Scope {
+    /// Everything, creating consume queues and their files as needed.
+    All,
+    /// Recovery: a missing consume queue is not created (one deleted by an admin command is not
+    /// brought back by a restart).
+    ExistingQueues,
+    /// Only what creates no file (the put's own thread): nothing at all when the record's
+    /// consume queue is missing or its last file is full. Creating and first touching a file can
+    /// take milliseconds (file-system journal), which on a network worker would hold up every
+    /// connection it serves; such a record is left to the dispatch thread.
+    NoNewFile,
+}
+
+/// Dispatches one record: consume queue (NOT/COMMIT types), index, arrival listener. False when
+/// `scope` is [`Scope::NoNewFile`] and the record needs a file created: then nothing was done.
 pub(crate) fn dispatch_record(
     inner: &StoreInner,
     rec: &RecordView<'_>,
     phy: i64,
     notify: bool,
-    create_queue: bool,
-) -> Result<()> {
+    scope: Scope,
+) -> Result<bool> {
     let tran = rec.tran_type();
     let mut arrival = None;
     let topic = rec.topic_str();
     let cq = if tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE {
-        if create_queue {
-            Some(inner.cqs.find_or_create(topic, rec.queue_id))
-        } else {
-            inner.cqs.find(topic, rec.queue_id)
+        match scope {
+            Scope::All => Some(inner.cqs.find_or_create(topic, rec.queue_id)),
+            Scope::ExistingQueues => inner.cqs.find(topic, rec.queue_id),
+            Scope::NoNewFile => match inner.cqs.find(topic, rec.queue_id) {
+                Some(q) if q.has_room() => Some(q),
+                _ => return Ok(false),
+            },
         }
     } else {
         None
@@ -101,5 +119,5 @@ pub(crate) fn dispatch_record(
             properties: rec.properties,
         });
     }
-    Ok(())
+    Ok(true)
 }

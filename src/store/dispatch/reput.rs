@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::Scope;
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::error::Result;
-use crate::store::message::sysflag;
 use crate::store::service::ServiceThread;
 use crate::store::StoreInner;
 
@@ -54,23 +54,9 @@ pub(crate) fn dispatch_after_put(inner: &StoreInner) {
     }
 }
 
-/// True when dispatching `rec` creates no file: its consume queue has a file with room (or it
-/// has no consume-queue unit). The first message of a queue, or the first of its next file, is
-/// left to the dispatch thread: creating and first touching a file can take milliseconds (file-system
-/// journal), which on a network worker would hold up every connection it serves.
-fn cheap_to_dispatch(inner: &StoreInner, rec: &record::RecordView<'_>) -> bool {
-    let tran = rec.tran_type();
-    if tran != sysflag::TRANSACTION_NOT_TYPE && tran != sysflag::TRANSACTION_COMMIT_TYPE {
-        return true;
-    }
-    inner
-        .cqs
-        .find(rec.topic_str(), rec.queue_id)
-        .is_some_and(|q| q.has_room())
-}
-
-/// `redispatch_until` with `inner.dispatch_lock` held by the caller. With `cheap_only` it stops
-/// before the first record that is not [`cheap_to_dispatch`] and says so (`true`).
+/// `redispatch_until` with `inner.dispatch_lock` held by the caller. With `cheap_only` records
+/// are dispatched in [`Scope::NoNewFile`]: it stops before the first one that needs a file
+/// created and says so (`true`).
 fn dispatch_locked(
     inner: &StoreInner,
     limit: i64,
@@ -109,13 +95,19 @@ fn dispatch_locked(
         let mut deferred = false;
         while at < buf.len() {
             match record::decode(&buf[at..], false) {
-                Ok(Decoded::Record(rec)) if cheap_only && !cheap_to_dispatch(inner, &rec) => {
-                    deferred = true;
-                    break;
-                }
                 Ok(Decoded::Record(rec)) => {
                     let phy = reput + at as i64;
-                    super::dispatch_record(inner, &rec, phy, notify, phy >= create_from)?;
+                    let scope = if cheap_only {
+                        Scope::NoNewFile
+                    } else if phy >= create_from {
+                        Scope::All
+                    } else {
+                        Scope::ExistingQueues
+                    };
+                    if !super::dispatch_record(inner, &rec, phy, notify, scope)? {
+                        deferred = true;
+                        break;
+                    }
                     at += rec.total_size as usize;
                     n += 1;
                 }
