@@ -50,11 +50,13 @@ def ratio(j, r):
     return f"{r / j:.2f}"
 
 
-scenarios = []
+scenarios, client_scenarios = [], []
 for r in rows:
     s = r.get("scenario")
-    if s not in ("startup", "recovery", "memory", "disk") and s not in scenarios:
-        scenarios.append(s)
+    if s in ("startup", "recovery", "memory", "disk") or s in scenarios or s in client_scenarios:
+        continue
+    # jc-*: phase C, the real Java client (compat.Load); the rest come from rmqd-bench.
+    (client_scenarios if s.startswith("jc-") else scenarios).append(s)
 
 lines = []
 lines.append("# rmqd vs Java broker" + (" and rocketmq-rust" if PEER else "") + " — side-by-side benchmark\n")
@@ -97,6 +99,9 @@ for s in scenarios:
         head(f"{s}: send TPS", s, lambda r: r["send_tps"], "≥ 2")
         head(f"{s}: broker CPU ms / 1000 msgs", s,
              lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None, "≤ 0.33")
+for s in client_scenarios:
+    head(f"{s} (real Java client): broker CPU ms / 1000 msgs", s,
+         lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None, "≤ 0.33")
 disk = med("disk", "disk", lambda r: r["mb_s"])
 for s in scenarios:
     if s == "async-16k" and disk:
@@ -133,6 +138,28 @@ for s in scenarios:
     row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
     row(s, "load generator CPU (cores busy; near --threads = generator-bound)",
         lambda r: r["generator_cpu_s"] / r["send_secs"] if r.get("send_secs") else None)
+if client_scenarios:
+    lines.append("")
+    lines.append("Load from the real Java client (compat.Load: DefaultMQProducer over the NameServer route, a "
+                 "DefaultMQPushConsumer in the same JVM). On 2 cores the client uses more CPU than either broker, "
+                 "so TPS here is client-bound; broker CPU per message is the comparable figure. A batch's send RTT "
+                 "is per batch of 16.\n")
+    lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
+    lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
+    for s in client_scenarios:
+        row(s, "send TPS (msgs/s)", lambda r: r["send_tps"])
+        row(s, "consume TPS (msgs/s)", lambda r: r["consume_tps"])
+        row(s, "messages acked / consumed", lambda r: r["sent"])
+        row(s, "send failures", lambda r: r["failed"])
+        for q in ("p50", "p99"):
+            row(s, f"send RTT {q} (ms)", lat("send_rtt_us", q))
+        for q in ("p50", "p99"):
+            row(s, f"end-to-end {q} (ms)", lat("e2e_us", q))
+        row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
+        row(s, "client CPU (cores busy)", lambda r: r["generator_cpu_s"] / r["send_secs"] if r.get("send_secs") else None)
+    lines.append("")
+    lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
+    lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
 row("startup", "process start → first ack (ms)", lambda r: r["first_ack_ms"])
 row("startup", "process start → port open (ms)", lambda r: r["port_open_ms"])
 row("recovery", "kill -9 restart → first ack (ms)", lambda r: r["first_ack_ms"])

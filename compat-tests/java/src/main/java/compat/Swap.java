@@ -78,6 +78,11 @@ final class Swap {
         return "SWD_" + c.runId;
     }
 
+    /** Created and never written: on rmqd its consume-queue files exist, empty (created with the topic). */
+    static String topicE(Main.Ctx c) {
+        return "SWE_" + c.runId;
+    }
+
     static String groupA(Main.Ctx c) {
         return "SWGA_" + c.runId;
     }
@@ -126,6 +131,7 @@ final class Swap {
         c.createTopic(ta, 4);
         c.createTopic(tb, 2);
         c.createTopic(tc, 8);
+        c.createTopic(topicE(c), 3);
         SubscriptionGroupConfig sg = new SubscriptionGroupConfig();
         sg.setGroupName(groupA(c));
         sg.setRetryMaxTimes(GROUP_RETRY_MAX);
@@ -429,13 +435,26 @@ final class Swap {
             Main.check(r.getSendStatus() == SendStatus.SEND_OK && r.getQueueOffset() == max,
                 "send after the swap: queue " + q + " offset " + r.getQueueOffset() + ", expected " + max);
         }
+        // a topic that never had a message: empty queues that start at offset 0
+        String te = topicE(c);
+        c.waitRoute(te, 3, 30_000);
+        for (int q = 0; q < 3; q++) {
+            MessageQueue mq = new MessageQueue(te, c.brokerName, q);
+            long min = c.admin().minOffset(mq), max = c.admin().maxOffset(mq);
+            Main.check(min == 0 && max == 0, "empty topic " + te + " queue " + q + ": offsets " + min + ".." + max);
+            SendResult r = p.send(new Message(te, "first", "first" + q, Main.bytes("first " + q)), mq);
+            Main.check(r.getSendStatus() == SendStatus.SEND_OK && r.getQueueOffset() == 0,
+                "first message of empty queue " + q + " got offset " + r.getQueueOffset());
+        }
+        Map<String, String> firsts = readAll(c, te, 3);
+        Main.check(firsts.size() == 3, "the empty topic's first messages: read back " + firsts.size() + " of 3");
         String pending = "";
         if (Files.exists(state(c, "pending"))) {
             pending = "; " + verifyPending(c, checks);
         }
         return want.size() + " messages identical in every field, topics + group config kept, " + keysFound + "/5 keys, "
             + viewed + " old offset msgIds, " + viewedByUniq + " unique keys found, group resumed at its offsets ("
-            + post.size() + " new, 0 again)" + pending;
+            + post.size() + " new, 0 again), an empty topic took its first messages at offset 0" + pending;
     }
 
     /**
