@@ -10,6 +10,7 @@ import sys
 res_path, meta_path, out = sys.argv[1:4]
 rows = [json.loads(line) for line in open(res_path) if line.strip()]
 meta = [line.rstrip("\n") for line in open(meta_path)]
+NCPU = next((int(m.split("=")[1].split()[0]) for m in meta if m.startswith("cpu=")), 2)
 PEER = any(r.get("broker") == "rrust" for r in rows)
 KINDS = ("java", "rmqd", "rrust") if PEER else ("java", "rmqd")
 
@@ -138,6 +139,11 @@ for s in scenarios:
     row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
     row(s, "load generator CPU (cores busy; near --threads = generator-bound)",
         lambda r: r["generator_cpu_s"] / r["send_secs"] if r.get("send_secs") else None)
+    # box-wide, during the scenario: where a tail can come from other than the broker's own code
+    row(s, "box: direct-reclaim stalls (allocstall)", lambda r: r["box"]["allocstall"])
+    row(s, "box: compaction stalls", lambda r: r["box"]["compact_stall"])
+    row(s, "box: CPU steal (% of all CPUs; USER_HZ 100)",
+        lambda r: 100.0 * r["box"]["steal_ticks"] / (r["send_secs"] * 100 * NCPU))
 if client_scenarios:
     lines.append("")
     lines.append("Load from the real Java client (compat.Load: DefaultMQProducer over the NameServer route, a "
