@@ -135,6 +135,9 @@ for s in scenarios:
         row(s, f"send RTT {q} (ms)", lat("send_rtt_us", q))
     for q in ("p50", "p99", "p999", "max"):
         row(s, f"end-to-end {q} (ms)", lat("e2e_us", q))
+    row(s, "deliveries with end-to-end ≥ 10 ms", lambda r: r["slow_e2e"]["deliveries"])
+    row(s, "… in episodes (sends < 50 ms apart; `slow_e2e.worst` in results.jsonl says when)",
+        lambda r: r["slow_e2e"]["episodes"])
     row(s, "broker CPU (s)", lambda r: r["broker_cpu_s"])
     row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
     row(s, "load generator CPU (cores busy; near --threads = generator-bound)",

@@ -456,6 +456,7 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     let template = Arc::new(body_of(size));
     let budget = Arc::new(AtomicU64::new(if count == 0 { u64::MAX } else { count }));
     let t0 = Instant::now();
+    let t0_us = now_us();
     let deadline = if count == 0 {
         Some(t0 + duration)
     } else {
@@ -533,6 +534,7 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     let send_secs = t0.elapsed().as_secs_f64();
 
     let mut e2e = Hist::new();
+    let mut slow = Vec::new();
     let mut consume_secs = 0.0;
     let mut n_consumed = 0;
     if consume {
@@ -545,8 +547,9 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
         tokio::time::sleep(Duration::from_millis(200)).await;
         stop_consume.store(true, Ordering::Relaxed);
         for c in consumers {
-            if let Ok(h) = c.await {
+            if let Ok((h, s)) = c.await {
                 e2e.merge(&h);
+                slow.extend(s);
             }
         }
         n_consumed = consumed.load(Ordering::Relaxed);
@@ -569,6 +572,7 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
         "consumed": n_consumed,
         "consume_tps": if consume_secs > 0.0 { n_consumed as f64 / consume_secs } else { 0.0 },
         "e2e_us": e2e.json(),
+        "slow_e2e": slow_episodes(slow, t0_us),
         "count_mismatch": mismatch,
         // the generator's own CPU over the run; near `--threads` x run time means it, not the
         // broker, limited the throughput
@@ -577,7 +581,13 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     Ok((v, mismatch))
 }
 
-/// Long-polls one queue; returns the end-to-end histogram of the bench's own messages.
+/// End-to-end latency from which a delivery counts as slow in `slow_e2e`.
+const SLOW_E2E_US: u64 = 10_000;
+/// Slow deliveries kept per queue (send time, e2e µs) for `slow_e2e`.
+const SLOW_KEEP: usize = 4096;
+
+/// Long-polls one queue; returns the end-to-end histogram of the bench's own messages and its
+/// slow deliveries (send time in µs since the epoch, e2e µs).
 async fn pull_loop(
     c: Client,
     topic: String,
@@ -586,8 +596,9 @@ async fn pull_loop(
     suspend_ms: i64,
     stop: Arc<AtomicBool>,
     consumed: Arc<AtomicU64>,
-) -> Hist {
+) -> (Hist, Vec<(u64, u64)>) {
     let mut h = Hist::new();
+    let mut slow = Vec::new();
     let mut offset = 0i64;
     while !stop.load(Ordering::Relaxed) {
         let hdr = PullMessageRequestHeader {
@@ -622,7 +633,11 @@ async fn pull_loop(
                 let n = parse_records(&body, |b| {
                     if b.len() >= 16 && &b[8..16] == b"rmqdbnch" {
                         let born = u64::from_be_bytes(b[0..8].try_into().unwrap());
-                        h.record(now.saturating_sub(born));
+                        let e2e = now.saturating_sub(born);
+                        h.record(e2e);
+                        if e2e >= SLOW_E2E_US && slow.len() < SLOW_KEEP {
+                            slow.push((born, e2e));
+                        }
                     }
                 });
                 consumed.fetch_add(n, Ordering::Relaxed);
@@ -632,7 +647,39 @@ async fn pull_loop(
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
-    h
+    (h, slow)
+}
+
+/// Slow deliveries grouped into episodes (sends less than 50 ms apart), the 10 worst by their
+/// slowest delivery, in time order: when in the run the tail happened and how many it hit.
+fn slow_episodes(mut slow: Vec<(u64, u64)>, t0_us: u64) -> serde_json::Value {
+    slow.sort_unstable();
+    let mut eps: Vec<(u64, u64, u64)> = Vec::new(); // (first send, count, max e2e)
+    let mut last = 0;
+    for &(born, e2e) in &slow {
+        match eps.last_mut() {
+            Some(ep) if born.saturating_sub(last) < 50_000 => {
+                ep.1 += 1;
+                ep.2 = ep.2.max(e2e);
+            }
+            _ => eps.push((born, 1, e2e)),
+        }
+        last = born;
+    }
+    let n = eps.len();
+    eps.sort_unstable_by_key(|e| std::cmp::Reverse(e.2));
+    eps.truncate(10);
+    eps.sort_unstable();
+    serde_json::json!({
+        "threshold_us": SLOW_E2E_US,
+        "deliveries": slow.len(),
+        "episodes": n,
+        "worst": eps.iter().map(|&(at, k, max)| serde_json::json!({
+            "at_ms": at.saturating_sub(t0_us) as f64 / 1000.0,
+            "n": k,
+            "max_us": max,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 /// Walks the records of a pull body (remoting-protocol.md §8.6), calling `f` with each message body.
@@ -709,7 +756,36 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use super::Hist;
+    use super::{slow_episodes, Hist};
+
+    #[test]
+    fn slow_deliveries_group_into_episodes_by_send_time() {
+        let t0 = 1_000_000_000;
+        // two bursts 1 s apart (sends 10 ms apart inside each), out of order
+        let slow = vec![
+            (t0 + 1_010_000, 40_000),
+            (t0 + 10_000, 90_000),
+            (t0 + 1_000_000, 30_000),
+            (t0, 120_000),
+            (t0 + 20_000, 60_000),
+        ];
+        let v = slow_episodes(slow, t0);
+        assert_eq!(
+            (v["deliveries"].as_u64(), v["episodes"].as_u64()),
+            (Some(5), Some(2))
+        );
+        let worst = v["worst"].as_array().unwrap();
+        assert_eq!(worst[0]["at_ms"], 0.0);
+        assert_eq!(
+            (worst[0]["n"].as_u64(), worst[0]["max_us"].as_u64()),
+            (Some(3), Some(120_000))
+        );
+        assert_eq!(worst[1]["at_ms"], 1000.0);
+        assert_eq!(
+            (worst[1]["n"].as_u64(), worst[1]["max_us"].as_u64()),
+            (Some(2), Some(40_000))
+        );
+    }
 
     #[test]
     fn histogram_buckets_are_monotonic_and_close() {
