@@ -117,7 +117,7 @@ impl ConsumeQueue {
         ConsumeQueue {
             topic: topic.to_string(),
             queue_id,
-            queue,
+            queue: queue.without_readahead(),
             max_physic_offset: AtomicI64::new(-1),
             min_logic_offset: AtomicI64::new(0),
             last_store_ts: AtomicI64::new(0),
@@ -457,5 +457,40 @@ mod tests {
         q.truncate_dirty_logic_files(350).unwrap();
         assert_eq!((q.max_offset_in_queue(), q.max_physic_offset()), (4, 400));
         assert_eq!(q.repair_from(), None);
+    }
+    #[test]
+    fn units_are_read_through_the_mapping_and_reach_the_file_after_a_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = queue_with(dir.path(), 3);
+        assert_eq!(q.get_unit(1).map(|u| u.phy_offset), Some(100));
+        let (f, pos) = q.units_from(0).unwrap();
+        assert_eq!(f.read_from(pos).map(<[u8]>::len), Some(3 * CQ_UNIT_SIZE));
+        let on_disk = std::fs::read(dir.path().join("00000000000000000000")).unwrap();
+        assert_eq!(
+            CqUnit::decode(&on_disk[40..60]).map(|u| u.phy_offset),
+            Some(200)
+        );
+    }
+
+    #[test]
+    fn a_queue_that_starts_past_the_first_file_chunk_is_filled_with_blank_units() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = ConsumeQueue::new("T", 0, dir.path(), 20 * 10_000);
+        let u = CqUnit {
+            phy_offset: 0,
+            size: 100,
+            tags_code: 0,
+        };
+        q.put_unit(u, 9_000, 1).unwrap();
+        assert_eq!(
+            (q.min_offset_in_queue(), q.max_offset_in_queue()),
+            (9_000, 9_001)
+        );
+        assert_eq!(q.get_unit(4_500), Some(FILLER));
+        assert_eq!(q.get_unit(9_000), Some(u));
+        assert_eq!(
+            q.queue.last_file().unwrap().wrote_position(),
+            9_001 * CQ_UNIT_SIZE
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::fs::OpenOptions;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 
-use memmap2::{MmapMut, MmapOptions};
+use memmap2::{Advice, MmapMut, MmapOptions};
 
 use crate::store::error::{Result, StoreError};
 
@@ -41,6 +41,12 @@ impl MutMap {
         // truncates the file while it is mapped; the length was checked/set above.
         let map = unsafe { MmapOptions::new().len(size).map_mut(&file) }
             .map_err(|e| StoreError::io(path, e))?;
+        // Index files are hashed: every put and query touches a slot at random, so readahead on a
+        // fault would only allocate (and, over the sparse file's holes, zero) pages nobody asked
+        // for. Advice only: if refused, faults are slower, not wrong.
+        if let Err(e) = map.advise(Advice::Random) {
+            tracing::debug!(path = %path.display(), error = %e, "madvise(MADV_RANDOM) refused");
+        }
         Ok(MutMap {
             path: path.to_path_buf(),
             map,

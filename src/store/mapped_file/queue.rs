@@ -22,6 +22,8 @@ pub struct MappedFileQueue {
     next: Mutex<Option<Arc<MappedFile>>>,
     flushed_where: AtomicI64,
     flushes: AtomicU64,
+    /// Files this queue creates are mapped without fault readahead (see `without_readahead`).
+    no_readahead: bool,
 }
 
 impl MappedFileQueue {
@@ -34,7 +36,27 @@ impl MappedFileQueue {
             next: Mutex::new(None),
             flushed_where: AtomicI64::new(0),
             flushes: AtomicU64::new(0),
+            no_readahead: false,
         }
+    }
+
+    /// Maps the files this queue creates from now on with `MADV_RANDOM` (see
+    /// `MappedFile::advise_no_readahead`): for logs written in small records through the
+    /// mapping (consume queues), where a fault's readahead over the new file's holes would cost
+    /// the writer milliseconds. Files loaded from disk keep readahead for sequential catch-up.
+    pub fn without_readahead(mut self) -> Self {
+        self.no_readahead = true;
+        self
+    }
+
+    fn create_file(&self, from: i64) -> Result<Arc<MappedFile>> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        let path = self.dir.join(paths::offset_file_name(from));
+        let file = MappedFile::create(&path, from, self.file_size)?;
+        if self.no_readahead {
+            file.advise_no_readahead();
+        }
+        Ok(file)
     }
 
     /// Maps every file of `dir` (Java's load rules: names must parse as offsets, sizes must match;
@@ -118,9 +140,7 @@ impl MappedFileQueue {
                 // Keep only a file still ahead of this one; one behind (not expected) is
                 // forgotten, never deleted: its name may be a live file's.
                 *next = other.filter(|f| f.from_offset() > from);
-                std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
-                let path = self.dir.join(paths::offset_file_name(from));
-                MappedFile::create(&path, from, self.file_size)?
+                self.create_file(from)?
             }
         };
         if files.is_empty() {
@@ -149,9 +169,7 @@ impl MappedFileQueue {
         }
         // A pre-allocated file for another offset cannot happen while the queue only grows; if
         // it did, forget it without deleting (its name may be a live file's).
-        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
-        let path = self.dir.join(paths::offset_file_name(from));
-        let file = MappedFile::create(&path, from, self.file_size)?;
+        let file = self.create_file(from)?;
         *next = Some(Arc::clone(&file));
         Ok(Some(file))
     }
