@@ -458,6 +458,7 @@ mod tests {
         assert_eq!((q.max_offset_in_queue(), q.max_physic_offset()), (4, 400));
         assert_eq!(q.repair_from(), None);
     }
+
     #[test]
     fn units_are_read_through_the_mapping_and_reach_the_file_after_a_flush() {
         let dir = tempfile::tempdir().unwrap();
@@ -473,7 +474,7 @@ mod tests {
     }
 
     #[test]
-    fn a_queue_that_starts_past_the_first_file_chunk_is_filled_with_blank_units() {
+    fn a_queue_whose_first_message_has_a_high_offset_is_filled_with_blank_units_before_it() {
         let dir = tempfile::tempdir().unwrap();
         let q = ConsumeQueue::new("T", 0, dir.path(), 20 * 10_000);
         let u = CqUnit {

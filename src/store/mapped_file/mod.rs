@@ -315,11 +315,12 @@ impl MappedFile {
     }
 
     /// Turns off fault readahead for this mapping (`MADV_RANDOM`): a fault then maps only the
-    /// page it hit. By default the first store into a new sparse file faults in a readahead
-    /// window of hole pages, each allocated and zero-filled on the writer's thread: ~2.8 ms per
-    /// new consume-queue file (perf: `filemap_fault` → `page_cache_ra_order` → `memset`), which
-    /// delayed the first deliveries of every fresh topic by 20–40 ms. Advice only: a kernel
-    /// that refuses it leaves readahead on, which is slower, not wrong.
+    /// page it hit. By default the first store into a hole of a sparse file faults in a whole
+    /// readahead window (the device's `read_ahead_kb`) of hole pages, each allocated and
+    /// zero-filled on the writer's thread: with 8 MiB that is an entire 6 MB consume-queue file,
+    /// ~2.8 ms (perf: `filemap_fault` → `page_cache_ra_order` → `memset`), which delayed the
+    /// first deliveries of every fresh topic by 20–40 ms. Advice only: a kernel that refuses it
+    /// leaves readahead on, which is slower, not wrong.
     pub fn advise_no_readahead(&self) {
         if let Err(e) = self.map.advise(Advice::Random) {
             tracing::debug!(path = %self.path.display(), error = %e, "madvise(MADV_RANDOM) refused");
@@ -427,24 +428,23 @@ impl AsRef<[u8]> for MappedSlice {
 mod tests {
     use super::*;
 
-    /// Rss (KiB) of the mapping starting at `addr`, from /proc/self/smaps.
-    fn mapping_rss_kib(addr: usize) -> Option<u64> {
+    /// The value of `field` (e.g. `Rss:`) for the mapping starting at `addr`, from /proc/self/smaps.
+    fn smaps_field(addr: usize, field: &str) -> Option<String> {
         let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
         let head = format!("{addr:x}-");
         let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&head)).skip(1);
         lines
-            .find_map(|l| l.strip_prefix("Rss:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .find_map(|l| l.strip_prefix(field))
+            .map(|v| v.trim().to_string())
     }
 
-    /// The `VmFlags:` line of the mapping starting at `addr`, from /proc/self/smaps.
-    fn mapping_vm_flags(addr: usize) -> Option<String> {
-        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
-        let head = format!("{addr:x}-");
-        let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&head)).skip(1);
-        lines
-            .find_map(|l| l.strip_prefix("VmFlags:"))
-            .map(str::to_string)
+    /// Rss (KiB) of the mapping starting at `addr`.
+    fn mapping_rss_kib(addr: usize) -> Option<u64> {
+        smaps_field(addr, "Rss:")?
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
     }
 
     #[test]
@@ -453,16 +453,27 @@ mod tests {
         let plain = MappedFileQueue::new(&dir.path().join("a"), 64 * 1024);
         let cq = MappedFileQueue::new(&dir.path().join("b"), 64 * 1024).without_readahead();
         let rr = |f: &MappedFile| {
-            let flags = mapping_vm_flags(f.map.as_ptr() as usize).expect("mapping in smaps");
+            let flags = smaps_field(f.map.as_ptr() as usize, "VmFlags:").expect("mapping in smaps");
             flags.split_whitespace().any(|f| f == "rr")
         };
         assert!(!rr(&plain.last_file_or_create(0).unwrap()));
         let first = cq.last_file_or_create(0).unwrap();
         assert!(rr(&first), "the file a put creates");
         first.mark_full();
+        let next = cq.preallocate_next().unwrap().unwrap();
+        assert!(rr(&next), "a pre-allocated file");
+        next.append(b"x").unwrap();
+        cq.last_file_or_create(0).unwrap();
+        drop((first, next, cq));
+        let loaded = MappedFileQueue::load(&dir.path().join("b"), 64 * 1024).unwrap();
+        let files = loaded.files();
+        assert!(files.iter().all(|f| !rr(f)), "loaded files read ahead");
+        let loaded = loaded.without_readahead();
+        let files = loaded.files();
+        assert!(!rr(&files[0]), "an older loaded file keeps readahead");
         assert!(
-            rr(&cq.preallocate_next().unwrap().unwrap()),
-            "a pre-allocated file"
+            rr(&files[1]),
+            "the last loaded file, which appends continue"
         );
     }
 
