@@ -40,17 +40,14 @@ impl MappedFileQueue {
         }
     }
 
-    /// Maps the files this queue writes with `MADV_RANDOM` (see
-    /// `MappedFile::advise_no_readahead`): the files it creates from now on, and the last file
-    /// loaded from disk, where appends continue. For logs written in small records through the
-    /// mapping (consume queues), where a fault's readahead over a file's holes would cost the
-    /// writer milliseconds (a window of `read_ahead_kb`, 8 MiB on the bench machine: more than a
-    /// whole consume-queue file). The older loaded files keep readahead for sequential catch-up.
+    /// Maps the files this queue creates from now on with `MADV_RANDOM` (see
+    /// `MappedFile::advise_no_readahead`): for logs written in small records through the
+    /// mapping (consume queues), where a fault's readahead over a new file's holes would cost
+    /// the writer milliseconds (a window of `read_ahead_kb`, 8 MiB on the bench machine: more
+    /// than a whole consume-queue file). Files loaded from disk keep readahead: recovery scans
+    /// them from the start, and on a cold page cache page-by-page faults would be far slower.
     pub fn without_readahead(mut self) -> Self {
         self.no_readahead = true;
-        if let Some(last) = self.last_file() {
-            last.advise_no_readahead();
-        }
         self
     }
 
