@@ -460,7 +460,7 @@ mod tests {
     }
 
     #[test]
-    fn units_are_read_through_the_mapping_and_reach_the_file_after_a_flush() {
+    fn units_are_read_back_through_the_mapping_and_from_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let q = queue_with(dir.path(), 3);
         assert_eq!(q.get_unit(1).map(|u| u.phy_offset), Some(100));
