@@ -327,6 +327,29 @@ impl MappedFile {
         }
     }
 
+    /// For a loaded file that appends will continue in (a consume queue's last file): starts
+    /// reading its data extents into the page cache (`MADV_WILLNEED`, asynchronous), then turns
+    /// fault readahead off (`advise_no_readahead`). Recovery's scan of the units still reads
+    /// ahead on a cold page cache, and neither it nor the next append fault in (and zero-fill)
+    /// a readahead window of the file's unwritten holes: ~1.5 ms per queue at start-up on the
+    /// bench machine, whose 8 MiB window covers a whole 6 MB consume-queue file.
+    pub fn prefetch_data_then_no_readahead(&self) {
+        let mut pos = 0usize;
+        while pos < self.size {
+            let Some((data, hole)) = self.data_extent(pos) else {
+                break;
+            };
+            let start = data / OS_PAGE_SIZE * OS_PAGE_SIZE;
+            if hole > start {
+                if let Err(e) = self.map.advise_range(Advice::WillNeed, start, hole - start) {
+                    tracing::debug!(path = %self.path.display(), error = %e, "madvise(MADV_WILLNEED) refused");
+                }
+            }
+            pos = hole.max(data + 1);
+        }
+        self.advise_no_readahead();
+    }
+
     /// Pre-faults `[from, from+len)` writable (MADV_POPULATE_WRITE) so the writer does not take
     /// page faults (and the kernel's page zeroing) on its critical path. Contents are unchanged.
     /// Returns false when the kernel does not support it.
@@ -471,6 +494,52 @@ mod tests {
             files.iter().all(|f| !rr(f)),
             "loaded files keep readahead for recovery's scan"
         );
+    }
+
+    /// Which of the file's pages are in the page cache (`mincore` over the mapping).
+    fn resident_pages(f: &MappedFile) -> Vec<bool> {
+        let mut v = vec![0u8; f.size / OS_PAGE_SIZE];
+        // SAFETY: the mapping is `size` bytes from a page-aligned address; `v` has one byte per page.
+        let rc =
+            unsafe { libc::mincore(f.map.as_ptr() as *mut libc::c_void, f.size, v.as_mut_ptr()) };
+        assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
+        v.iter().map(|b| b & 1 == 1).collect()
+    }
+
+    #[test]
+    fn a_loaded_file_prefetched_for_appends_reads_its_data_ahead_and_faults_holes_page_by_page() {
+        use std::os::unix::fs::FileExt;
+        use std::os::unix::io::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("00000000000000000000");
+        let size = 256 * OS_PAGE_SIZE;
+        let data = 5 * OS_PAGE_SIZE;
+        {
+            let file = File::create(&path).unwrap();
+            file.set_len(size as u64).unwrap();
+            file.write_all_at(&vec![7u8; data], 0).unwrap();
+            file.sync_all().unwrap();
+            // SAFETY: advice on a descriptor we own; clean pages leave the page cache (a cold start).
+            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+        let f = MappedFile::open_existing(&path, 0, size).unwrap();
+        f.prefetch_data_then_no_readahead();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !resident_pages(&f)[..5].iter().all(|&r| r) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "data pages never read ahead"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let flags = smaps_field(f.map.as_ptr() as usize, "VmFlags:").unwrap();
+        assert!(flags.split_whitespace().any(|flag| flag == "rr"), "{flags}");
+        assert_eq!(f.read(0, data).unwrap(), &vec![7u8; data][..]);
+        // A read in the unwritten rest maps that one page, not a readahead window of holes.
+        assert_eq!(f.read(100 * OS_PAGE_SIZE, 1), Some(&[0u8][..]));
+        let resident = resident_pages(&f);
+        assert!(resident[100]);
+        assert_eq!(resident[5..].iter().filter(|&&r| r).count(), 1);
     }
 
     #[test]

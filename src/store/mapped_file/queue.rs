@@ -45,7 +45,8 @@ impl MappedFileQueue {
     /// mapping (consume queues), where a fault's readahead over a new file's holes would cost
     /// the writer milliseconds (a window of `read_ahead_kb`, 8 MiB on the bench machine: more
     /// than a whole consume-queue file). Files loaded from disk keep readahead: recovery scans
-    /// them from the start, and on a cold page cache page-by-page faults would be far slower.
+    /// them from the start, and on a cold page cache page-by-page faults would be far slower
+    /// (a consume queue's last file gets `MappedFile::prefetch_data_then_no_readahead`).
     pub fn without_readahead(mut self) -> Self {
         self.no_readahead = true;
         self
