@@ -97,7 +97,7 @@ stop() {
 # shutdown hook has finished ("Shutdown hook over" in broker.log; store flushed, abort file removed), so for the
 # Java broker a TERM is followed by KILL 3 s after that line appears.
 stop_broker() {
-  local sig=${1:-TERM} t=${2:-60} pid=$BROKER_PID f="$BROKER_DIR/logs/rocketmqlogs/broker.log" n=0
+  local sig=${1:-TERM} t=${2:-60} pid=${BROKER_PID:-} f="${BROKER_DIR:-}/logs/rocketmqlogs/broker.log" n=0
   [ -n "$pid" ] || return 0
   if [ "$BROKER_KIND" = java ] && [ "$sig" = TERM ] && kill -0 "$pid" 2>/dev/null; then
     [ -f "$f" ] && n=$(grep -c "Shutdown hook over" "$f"); n=${n:-0}

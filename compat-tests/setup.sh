@@ -2,9 +2,11 @@
 # compat-tests/setup.sh — resolve the real RocketMQ Java artifacts from Maven Central and compile the scenario
 # runner. Idempotent: a second run with a warm ~/.m2 and unchanged sources does nothing but check (~1 s).
 #
-# Produces: compat-tests/java/target/cp.txt        (classpath: namesrv, broker, client, tools [+ example])
+# Produces: compat-tests/java/target/cp.txt        (classpath: namesrv, broker, client, tools)
 #           compat-tests/java/target/classes/compat (compat.Main, compat.DecodeCheck)
 #           compat-tests/java/target/rocketmq.version
+# The official benchmark tools (rocketmq-example) have a classpath of their own, resolved by scripts/bench from
+# compat-tests/java/bench-tools/pom.xml; the suites do not need them.
 # Env: ROCKETMQ_VERSION (default 5.3.3; "auto" probes 5.5.1 first and falls back to 5.3.3), MVN (default mvn),
 #      COMPAT_SETUP_FORCE=1 rebuilds.
 # Why 5.3.3: 5.5.1 is the newest release, but Maven Central as reachable here serves only part of its module jars
@@ -57,13 +59,6 @@ else
 fi
 [ -n "$chosen" ] || { echo "setup: FAILED, see $LOG" >&2; tail -20 "$LOG" >&2; exit 1; }
 
-# Optional: benchmark tools (rocketmq-example) — only served for some versions.
-if "$MVN" -B -q -f "$JAVA_DIR/pom.xml" -Drocketmq.version="$chosen" -Pwith-example dependency:build-classpath \
-     -Dmdep.outputFile="$T/cp-example.txt" >> "$LOG" 2>&1; then
-  cp "$T/cp-example.txt" "$T/cp.txt"; echo "setup: rocketmq-example $chosen resolved (benchmark tools available)" >&2
-else
-  rm -f "$T/cp-example.txt"; echo "setup: rocketmq-example $chosen not available; benchmark tools skipped" >&2
-fi
 echo "$chosen" > "$T/rocketmq.version"
 echo "$fp" > "$T/.fingerprint"
 echo "setup: done (rocketmq $chosen, $(tr ':' '\n' < "$T/cp.txt" | wc -l) jars, $((SECONDS - t0)) s)"

@@ -51,13 +51,24 @@ def ratio(j, r):
     return f"{r / j:.2f}"
 
 
-scenarios, client_scenarios = [], []
+scenarios, client_scenarios, official_scenarios = [], [], []
 for r in rows:
     s = r.get("scenario")
-    if s in ("startup", "recovery", "memory", "disk") or s in scenarios or s in client_scenarios:
+    if s in ("startup", "recovery", "memory", "disk") or s in scenarios + client_scenarios + official_scenarios:
         continue
-    # jc-*: phase C, the real Java client (compat.Load); the rest come from rmqd-bench.
-    (client_scenarios if s.startswith("jc-") else scenarios).append(s)
+    # jc-*: phase C, the real Java client (compat.Load); off-*: phase D, the official benchmark tools;
+    # the rest come from rmqd-bench.
+    if s.startswith("jc-"):
+        client_scenarios.append(s)
+    elif s.startswith("off-"):
+        official_scenarios.append(s)
+    else:
+        scenarios.append(s)
+
+
+def off_cpu(r):
+    """Broker CPU ms per 1000 messages stored in the measured window (phase D)."""
+    return r["broker_cpu_s"] * 1e6 / r["window_msgs"] if r["window_msgs"] else None
 
 lines = []
 lines.append("# rmqd vs Java broker" + (" and rocketmq-rust" if PEER else "") + " — side-by-side benchmark\n")
@@ -103,6 +114,9 @@ for s in scenarios:
 for s in client_scenarios:
     head(f"{s} (real Java client): broker CPU ms / 1000 msgs", s,
          lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None, "≤ 0.33")
+for s in official_scenarios:
+    head(f"{s} (official benchmark tool): send TPS", s, lambda r: r["send_tps"], "≥ 2 (when not client-bound)")
+    head(f"{s} (official benchmark tool): broker CPU ms / 1000 msgs", s, off_cpu, "≤ 0.33")
 disk = med("disk", "disk", lambda r: r["mb_s"])
 for s in scenarios:
     if s == "async-16k" and disk:
@@ -116,9 +130,10 @@ head("… RssAnon at the highest sample (MiB)", "memory", lambda r: r["anon_kib"
 head("… RssFile at the highest sample (MiB)", "memory", lambda r: r["file_kib"] / 1024.0, "")
 head("process start → first ack (ms)", "startup", lambda r: r["first_ack_ms"], "≤ 100 ms")
 head("kill -9 restart → first ack (ms)", "recovery", lambda r: r["first_ack_ms"], "")
-lines.append("")
-lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
-lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
+if scenarios:
+    lines.append("")
+    lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
+    lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
 
 
 def row(scen, label, f, digits=1):
@@ -166,6 +181,29 @@ if client_scenarios:
             row(s, f"end-to-end {q} (ms)", lat("e2e_us", q))
         row(s, "broker CPU ms / 1000 msgs", lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r["sent"] else None)
         row(s, "client CPU (cores busy)", lambda r: r["generator_cpu_s"] / r["send_secs"] if r.get("send_secs") else None)
+if official_scenarios:
+    tool = next((r.get("tool", "") for r in rows if r.get("scenario") == official_scenarios[0]), "")
+    lines.append("")
+    lines.append("Load from the official benchmark tools (rocketmq-example: `benchmark.Producer`, `BatchProducer`, "
+                 "`Consumer`), identical flags for every broker (`.tool` in results.jsonl, e.g. `" + tool + "`). "
+                 "Send and consume figures are the tools' own, from their last report before the producer was "
+                 "stopped (the last 10 s); Max RT is the producer's maximum since it started. Messages stored and "
+                 "committed come from the broker; broker CPU per message is over the measured window. A batch's "
+                 "TPS counts messages (the tool's Send MPS) and its RT is per batch of 16.\n")
+    lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
+    lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
+    for s in official_scenarios:
+        row(s, "Send TPS (msgs/s)", lambda r: r["send_tps"])
+        row(s, "Average RT (ms)", lambda r: r["send_avg_rt_ms"], 2)
+        row(s, "Max RT (ms, since start)", lambda r: r["send_max_rt_ms"])
+        row(s, "Send Failed + Response Failed", lambda r: r["send_failed"])
+        row(s, "Consume TPS (msgs/s)", lambda r: r.get("consume_tps"))
+        row(s, "AVG(S2C) store → consume (ms)", lambda r: r.get("consume_avg_s2c_ms"), 2)
+        row(s, "AVG(B2C) born → consume (ms)", lambda r: r.get("consume_avg_b2c_ms"), 2)
+        row(s, "MAX(S2C) in the last 10 s (ms)", lambda r: r.get("consume_max_s2c_ms"))
+        row(s, "messages stored / committed by the consumer", lambda r: r["stored"])
+        row(s, "broker CPU ms / 1000 msgs", off_cpu)
+if client_scenarios or official_scenarios:
     lines.append("")
     lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
     lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
@@ -190,7 +228,8 @@ if bad or errors:
         [f"{r['broker']} run {r['run']} {r['scenario']}: sent {r['sent']} != consumed {r['consumed']}" for r in bad]
         + [f"{r.get('broker')} run {r.get('run')} {r.get('scenario')}: {r['error']}" for r in errors]))
 else:
-    lines.append("Every scenario: messages consumed == messages acknowledged, on every broker.")
+    lines.append("Every scenario: messages consumed == messages acknowledged (official tools: committed == stored), "
+                 "on every broker.")
 lines.append("\n![latency percentiles](latency.svg)\n")
 
 # ---- SVG: grouped bars, log-scale y, send RTT and e2e p50/p99/p99.9 per scenario and broker ----------------------

@@ -7,6 +7,7 @@
 //! rmqd-bench run   --addr H:P --topic T [--mode sync|async] [--size 1024] [--conns 4] [--window 32]
 //!                  [--duration 20 | --count N] [--consume true] [--group G] [--drain-timeout 15] [--suspend-ms 1000] [--rate 0]
 //! rmqd-bench probe --addr H:P --topic T [--since-ns <unix ns>] [--timeout 120]
+//! rmqd-bench offsets --addr H:P --topic T [--queues 8] [--group G]
 //! ```
 //! `run`: `conns` connections, each with `window` requests in flight (`sync` forces window 1). With `--consume`,
 //! one extra connection long-polls every queue from offset 0 (use a fresh topic per run) and the run fails when the
@@ -14,6 +15,9 @@
 //! first 8 bytes of the body → receive time) go into log-bucket histograms (3% resolution, exact max).
 //! `probe`: retries connect + create-topic + send until one send is acknowledged; prints the time since
 //! `--since-ns` (the broker's process start) — start-up / recovery time.
+//! `offsets`: the topic's stored messages (sum of the queues' max offsets) and, with `--group`, what that group has
+//! committed (sum of its consumer offsets; a queue without one counts 0): counts for load the generator did not send
+//! (the official benchmark tools print rates, not totals).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -24,7 +28,9 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use rmqd::remoting::codec::encode_frame;
 use rmqd::remoting::header::create_topic::CreateTopicRequestHeader;
+use rmqd::remoting::header::get_max_offset::GetMaxOffsetRequestHeader;
 use rmqd::remoting::header::pull_message::PullMessageRequestHeader;
+use rmqd::remoting::header::query_consumer_offset::QueryConsumerOffsetRequestHeader;
 use rmqd::remoting::header::send_message::SendMessageRequestHeaderV2;
 use rmqd::remoting::header::CommandHeader;
 use rmqd::remoting::{FrameCodec, RemotingCommand, RequestCode, ResponseCode, SerializeType};
@@ -324,6 +330,55 @@ async fn create_topic(a: &Args) -> Result<serde_json::Value, String> {
         return Err(format!("create topic: code {} {:?}", r.code, r.remark));
     }
     Ok(serde_json::json!({"cmd": "create-topic", "topic": topic, "queues": queues}))
+}
+
+async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
+    let addr = a.s("addr", "127.0.0.1:10911");
+    let topic = a.s("topic", "BenchTopic");
+    let queues: i32 = a.n("queues", 8)?;
+    let group = a.0.get("group").cloned();
+    let c = Client::connect(&addr)
+        .await
+        .map_err(|e| format!("connect {addr}: {e}"))?;
+    let offset_of = |r: RemotingCommand, what: &str| -> Result<i64, String> {
+        match r.ext("offset").and_then(|v| v.parse().ok()) {
+            Some(o) if r.code == ResponseCode::SUCCESS.code() => Ok(o),
+            _ if what == "committed" && r.code == ResponseCode::QUERY_NOT_FOUND.code() => Ok(0),
+            _ => Err(format!("{what}: code {} {:?}", r.code, r.remark)),
+        }
+    };
+    let (mut stored, mut committed) = (0i64, 0i64);
+    for queue_id in 0..queues {
+        let h = GetMaxOffsetRequestHeader {
+            topic: topic.clone(),
+            queue_id,
+            ..Default::default()
+        };
+        let r = c
+            .call(request(RequestCode::GET_MAX_OFFSET, &h), RPC_TIMEOUT)
+            .await
+            .map_err(|e| format!("max offset: {e:?}"))?;
+        stored += offset_of(r, "max offset")?;
+        if let Some(g) = &group {
+            let h = QueryConsumerOffsetRequestHeader {
+                consumer_group: g.clone(),
+                topic: topic.clone(),
+                queue_id,
+                ..Default::default()
+            };
+            let r = c
+                .call(request(RequestCode::QUERY_CONSUMER_OFFSET, &h), RPC_TIMEOUT)
+                .await
+                .map_err(|e| format!("consumer offset: {e:?}"))?;
+            committed += offset_of(r, "committed")?;
+        }
+    }
+    let mut v = serde_json::json!({"cmd": "offsets", "topic": topic, "stored": stored});
+    if let Some(g) = group {
+        v["group"] = g.into();
+        v["committed"] = committed.into();
+    }
+    Ok(v)
 }
 
 async fn probe(a: &Args) -> Result<serde_json::Value, String> {
@@ -731,9 +786,10 @@ fn main() {
         match sub.as_str() {
             "create-topic" => create_topic(&args).await.map(|v| (v, false)),
             "probe" => probe(&args).await.map(|v| (v, false)),
+            "offsets" => offsets(&args).await.map(|v| (v, false)),
             "run" => run(&args).await,
             _ => Err(
-                "usage: rmqd-bench create-topic|run|probe --addr H:P --topic T [...]; see the source header"
+                "usage: rmqd-bench create-topic|run|probe|offsets --addr H:P --topic T [...]; see the source header"
                     .into(),
             ),
         }
