@@ -378,7 +378,7 @@ if [[ ",$BROKERS," == *",rmqd,"* ]] && [ ! -x "$RMQD_BIN" ]; then
 fi
 s=$SECONDS
 if ! start_java_ns; then
-  log "Java NameServer failed to start"; tail -n 50 "$NS_LOG" >&2; echo "0 passed, 1 failed"; exit 1
+  log "Java NameServer failed to start"; [ -n "${NS_LOG:-}" ] && tail -n 50 "$NS_LOG" >&2; echo "0 passed, 1 failed"; exit 1
 fi
 log "Java NameServer up in $((SECONDS - s)) s"
 if [[ $SUITES =~ ,(namesrv|data|go|mqadmin|restart|issue7), ]]; then
