@@ -130,8 +130,11 @@ head("… RssAnon at the highest sample (MiB)", "memory", lambda r: r["anon_kib"
 head("… RssFile at the highest sample (MiB)", "memory", lambda r: r["file_kib"] / 1024.0, "")
 head("process start → first ack (ms)", "startup", lambda r: r["first_ack_ms"], "≤ 100 ms")
 head("kill -9 restart → first ack (ms)", "recovery", lambda r: r["first_ack_ms"], "")
-if scenarios:
+def table(intro=None):
+    """Starts a "scenario | metric" table, after an optional paragraph."""
     lines.append("")
+    if intro:
+        lines.append(intro + "\n")
     lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
     lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
 
@@ -140,6 +143,8 @@ def row(scen, label, f, digits=1):
     lines.append(f"| {scen} | {label} | {cells([med(k, scen, f) for k in KINDS], digits)} |")
 
 
+if scenarios:
+    table()
 for s in scenarios:
     row(s, "offered rate (msgs/s, 0 = closed loop)", lambda r: r.get("rate", 0))
     row(s, "send TPS", lambda r: r["send_tps"])
@@ -163,13 +168,10 @@ for s in scenarios:
     row(s, "box: CPU steal (% of all CPUs; USER_HZ 100)",
         lambda r: 100.0 * r["box"]["steal_ticks"] / (r["send_secs"] * 100 * NCPU))
 if client_scenarios:
-    lines.append("")
-    lines.append("Load from the real Java client (compat.Load: DefaultMQProducer over the NameServer route, a "
-                 "DefaultMQPushConsumer in the same JVM). On 2 cores the client uses more CPU than either broker, "
-                 "so TPS here is client-bound; broker CPU per message is the comparable figure. A batch's send RTT "
-                 "is per batch of 16.\n")
-    lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
-    lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
+    table("Load from the real Java client (compat.Load: DefaultMQProducer over the NameServer route, a "
+          "DefaultMQPushConsumer in the same JVM). On 2 cores the client uses more CPU than either broker, "
+          "so TPS here is client-bound; broker CPU per message is the comparable figure. A batch's send RTT "
+          "is per batch of 16.")
     for s in client_scenarios:
         row(s, "send TPS (msgs/s)", lambda r: r["send_tps"])
         row(s, "consume TPS (msgs/s)", lambda r: r["consume_tps"])
@@ -183,15 +185,12 @@ if client_scenarios:
         row(s, "client CPU (cores busy)", lambda r: r["generator_cpu_s"] / r["send_secs"] if r.get("send_secs") else None)
 if official_scenarios:
     tool = next((r.get("tool", "") for r in rows if r.get("scenario") == official_scenarios[0]), "")
-    lines.append("")
-    lines.append("Load from the official benchmark tools (rocketmq-example: `benchmark.Producer`, `BatchProducer`, "
-                 "`Consumer`), identical flags for every broker (`.tool` in results.jsonl, e.g. `" + tool + "`). "
-                 "Send and consume figures are the tools' own, from their last report before the producer was "
-                 "stopped (the last 10 s); Max RT is the producer's maximum since it started. Messages stored and "
-                 "committed come from the broker; broker CPU per message is over the measured window. A batch's "
-                 "TPS counts messages (the tool's Send MPS) and its RT is per batch of 16.\n")
-    lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
-    lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
+    table("Load from the official benchmark tools (rocketmq-example: `benchmark.Producer`, `BatchProducer`, "
+          "`Consumer`), identical flags for every broker (`.tool` in results.jsonl, e.g. `" + tool + "`). "
+          "Send and consume figures are the tools' own, from their last report before the producer was "
+          "stopped (the last 10 s); Max RT is the producer's maximum since it started. Messages stored and "
+          "committed come from the broker; broker CPU per message is over the measured window. A batch's "
+          "TPS counts messages (the tool's Send MPS) and its RT is per batch of 16.")
     for s in official_scenarios:
         row(s, "Send TPS (msgs/s)", lambda r: r["send_tps"])
         row(s, "Average RT (ms)", lambda r: r["send_avg_rt_ms"], 2)
@@ -204,9 +203,7 @@ if official_scenarios:
         row(s, "messages stored / committed by the consumer", lambda r: r["stored"])
         row(s, "broker CPU ms / 1000 msgs", off_cpu)
 if client_scenarios or official_scenarios:
-    lines.append("")
-    lines.append(f"| scenario | metric | Java | rmqd | rmqd/Java |{PEER_HEAD}")
-    lines.append(f"|---|---|---:|---:|---:|{PEER_RULE}")
+    table()
 row("startup", "process start → first ack (ms)", lambda r: r["first_ack_ms"])
 row("startup", "process start → port open (ms)", lambda r: r["port_open_ms"])
 row("recovery", "kill -9 restart → first ack (ms)", lambda r: r["first_ack_ms"])

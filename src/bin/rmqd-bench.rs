@@ -332,6 +332,19 @@ async fn create_topic(a: &Args) -> Result<serde_json::Value, String> {
     Ok(serde_json::json!({"cmd": "create-topic", "topic": topic, "queues": queues}))
 }
 
+/// The `offset` of an offset query's response; a group without a committed offset counts 0.
+async fn offset_call(c: &Client, cmd: RemotingCommand, what: &str) -> Result<i64, String> {
+    let r = c
+        .call(cmd, RPC_TIMEOUT)
+        .await
+        .map_err(|e| format!("{what}: {e:?}"))?;
+    match r.ext("offset").and_then(|v| v.parse().ok()) {
+        Some(o) if r.code == ResponseCode::SUCCESS.code() => Ok(o),
+        _ if what == "committed" && r.code == ResponseCode::QUERY_NOT_FOUND.code() => Ok(0),
+        _ => Err(format!("{what}: code {} {:?}", r.code, r.remark)),
+    }
+}
+
 async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
     let addr = a.s("addr", "127.0.0.1:10911");
     let topic = a.s("topic", "BenchTopic");
@@ -340,13 +353,6 @@ async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
     let c = Client::connect(&addr)
         .await
         .map_err(|e| format!("connect {addr}: {e}"))?;
-    let offset_of = |r: RemotingCommand, what: &str| -> Result<i64, String> {
-        match r.ext("offset").and_then(|v| v.parse().ok()) {
-            Some(o) if r.code == ResponseCode::SUCCESS.code() => Ok(o),
-            _ if what == "committed" && r.code == ResponseCode::QUERY_NOT_FOUND.code() => Ok(0),
-            _ => Err(format!("{what}: code {} {:?}", r.code, r.remark)),
-        }
-    };
     let (mut stored, mut committed) = (0i64, 0i64);
     for queue_id in 0..queues {
         let h = GetMaxOffsetRequestHeader {
@@ -354,11 +360,7 @@ async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
             queue_id,
             ..Default::default()
         };
-        let r = c
-            .call(request(RequestCode::GET_MAX_OFFSET, &h), RPC_TIMEOUT)
-            .await
-            .map_err(|e| format!("max offset: {e:?}"))?;
-        stored += offset_of(r, "max offset")?;
+        stored += offset_call(&c, request(RequestCode::GET_MAX_OFFSET, &h), "max offset").await?;
         if let Some(g) = &group {
             let h = QueryConsumerOffsetRequestHeader {
                 consumer_group: g.clone(),
@@ -366,11 +368,8 @@ async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
                 queue_id,
                 ..Default::default()
             };
-            let r = c
-                .call(request(RequestCode::QUERY_CONSUMER_OFFSET, &h), RPC_TIMEOUT)
-                .await
-                .map_err(|e| format!("consumer offset: {e:?}"))?;
-            committed += offset_of(r, "committed")?;
+            let cmd = request(RequestCode::QUERY_CONSUMER_OFFSET, &h);
+            committed += offset_call(&c, cmd, "committed").await?;
         }
     }
     let mut v = serde_json::json!({"cmd": "offsets", "topic": topic, "stored": stored});
