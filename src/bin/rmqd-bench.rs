@@ -332,15 +332,21 @@ async fn create_topic(a: &Args) -> Result<serde_json::Value, String> {
     Ok(serde_json::json!({"cmd": "create-topic", "topic": topic, "queues": queues}))
 }
 
-/// The `offset` of an offset query's response; a group without a committed offset counts 0.
-async fn offset_call(c: &Client, cmd: RemotingCommand, what: &str) -> Result<i64, String> {
+/// The `offset` of an offset query's response; with `missing_is_zero`, QUERY_NOT_FOUND (a group that has
+/// committed nothing on the queue) counts 0.
+async fn offset_call(
+    c: &Client,
+    cmd: RemotingCommand,
+    what: &str,
+    missing_is_zero: bool,
+) -> Result<i64, String> {
     let r = c
         .call(cmd, RPC_TIMEOUT)
         .await
         .map_err(|e| format!("{what}: {e:?}"))?;
     match r.ext("offset").and_then(|v| v.parse().ok()) {
         Some(o) if r.code == ResponseCode::SUCCESS.code() => Ok(o),
-        _ if what == "committed" && r.code == ResponseCode::QUERY_NOT_FOUND.code() => Ok(0),
+        _ if missing_is_zero && r.code == ResponseCode::QUERY_NOT_FOUND.code() => Ok(0),
         _ => Err(format!("{what}: code {} {:?}", r.code, r.remark)),
     }
 }
@@ -360,7 +366,13 @@ async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
             queue_id,
             ..Default::default()
         };
-        stored += offset_call(&c, request(RequestCode::GET_MAX_OFFSET, &h), "max offset").await?;
+        stored += offset_call(
+            &c,
+            request(RequestCode::GET_MAX_OFFSET, &h),
+            "max offset",
+            false,
+        )
+        .await?;
         if let Some(g) = &group {
             let h = QueryConsumerOffsetRequestHeader {
                 consumer_group: g.clone(),
@@ -369,7 +381,7 @@ async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
                 ..Default::default()
             };
             let cmd = request(RequestCode::QUERY_CONSUMER_OFFSET, &h);
-            committed += offset_call(&c, cmd, "committed").await?;
+            committed += offset_call(&c, cmd, "committed", true).await?;
         }
     }
     let mut v = serde_json::json!({"cmd": "offsets", "topic": topic, "stored": stored});
