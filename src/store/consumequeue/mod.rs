@@ -154,9 +154,6 @@ impl ConsumeQueue {
         if files.is_empty() {
             return Ok(());
         }
-        if let Some(last) = files.last() {
-            last.prefetch_data_then_no_readahead();
-        }
         let start = files.len().saturating_sub(3);
         let mut end = files[start].from_offset();
         let mut max_phy = -1;

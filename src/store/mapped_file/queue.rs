@@ -44,11 +44,15 @@ impl MappedFileQueue {
     /// `MappedFile::advise_no_readahead`): for logs written in small records through the
     /// mapping (consume queues), where a fault's readahead over a new file's holes would cost
     /// the writer milliseconds (a window of `read_ahead_kb`, 8 MiB on the bench machine: more
-    /// than a whole consume-queue file). Files loaded from disk keep readahead: recovery scans
-    /// them from the start, and on a cold page cache page-by-page faults would be far slower
-    /// (a consume queue's last file gets `MappedFile::prefetch_data_then_no_readahead`).
+    /// than a whole consume-queue file). Files already loaded from disk keep readahead: recovery
+    /// scans them from the start, and on a cold page cache page-by-page faults would be far
+    /// slower. The last of them, which appends continue in, has its data read ahead now and then
+    /// goes without (`MappedFile::prefetch_data_then_no_readahead`).
     pub fn without_readahead(mut self) -> Self {
         self.no_readahead = true;
+        if let Some(last) = self.files.get_mut().last() {
+            last.prefetch_data_then_no_readahead();
+        }
         self
     }
 
