@@ -62,6 +62,10 @@ pub struct CommitLog {
     /// Wakes the idle prefault service once the max offset reaches `prefault_wake_at`.
     pub(crate) prefault_waker: IdleWaker,
     pub(crate) prefault_wake_at: AtomicI64,
+    /// Lowest offset read since the page-release service last took it (`i64::MAX`: none). A
+    /// pull far behind the writer maps pages the service has already released; this tells it
+    /// where, so they go again on its next tick instead of at its next full sweep.
+    read_low: AtomicI64,
 }
 
 thread_local! {
@@ -113,6 +117,7 @@ impl CommitLog {
             put_count: AtomicU64::new(0),
             prefault_waker: IdleWaker::default(),
             prefault_wake_at: AtomicI64::new(i64::MAX),
+            read_low: AtomicI64::new(i64::MAX),
         })
     }
 
@@ -177,7 +182,9 @@ impl CommitLog {
         }
         let file = self.queue.find_by_offset(offset)?;
         let pos = (offset - file.from_offset()) as usize;
-        file.slice_bytes(pos, size as usize)
+        let bytes = file.slice_bytes(pos, size as usize)?;
+        self.note_read(offset);
+        Some(bytes)
     }
 
     /// The whole record starting at `offset` (size read from the record).
@@ -188,7 +195,23 @@ impl CommitLog {
         if magic != record::MAGIC_V1 && magic != record::MAGIC_V2 || size <= 0 {
             return None;
         }
-        file.slice_bytes(pos, size as usize)
+        let bytes = file.slice_bytes(pos, size as usize)?;
+        self.note_read(offset);
+        Some(bytes)
+    }
+
+    /// Lowers `read_low` to `offset`. Reads are mostly at or above it (consumers move forward),
+    /// so this is usually one load, not a write to a line every reader shares.
+    fn note_read(&self, offset: i64) {
+        if offset < self.read_low.load(Ordering::Relaxed) {
+            self.read_low.fetch_min(offset, Ordering::Relaxed);
+        }
+    }
+
+    /// The lowest offset read since the last call (`None`: nothing read), for the page-release
+    /// service.
+    pub(crate) fn take_read_low(&self) -> Option<i64> {
+        Some(self.read_low.swap(i64::MAX, Ordering::Relaxed)).filter(|&o| o != i64::MAX)
     }
 
     /// Start offset of the file after the one holding `offset`.
@@ -485,5 +508,32 @@ impl CommitLog {
 
     fn new_or_last_file(&self) -> Result<Arc<MappedFile>> {
         self.queue.last_file_or_create(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_report_their_lowest_offset_once_to_the_page_release_service() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = MessageStoreConfig {
+            mapped_file_size_commit_log: 64 * 1024,
+            ..MessageStoreConfig::default()
+        };
+        let log = CommitLog::load(&cfg, dir.path()).unwrap();
+        let f = log.queue.last_file_or_create(0).unwrap();
+        f.append(&[7u8; 4096]).unwrap();
+        assert_eq!(log.take_read_low(), None, "nothing read yet");
+        assert!(log.get_message(3000, 10).is_some());
+        assert!(log.get_message(100, 10).is_some());
+        assert!(log.get_message(2000, 10).is_some());
+        assert_eq!(log.take_read_low(), Some(100));
+        assert_eq!(log.take_read_low(), None, "taken");
+        // A read past the data maps nothing and counts for nothing.
+        assert!(log.get_message(5000, 10).is_none());
+        assert!(log.get_message(1 << 20, 10).is_none());
+        assert_eq!(log.take_read_low(), None);
     }
 }

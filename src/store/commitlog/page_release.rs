@@ -19,10 +19,12 @@ use crate::store::StoreInner;
 
 /// Bytes behind the dispatch offset that stay mapped: the pages caught-up consumers read.
 const HOT_WINDOW: i64 = 16 * 1024 * 1024;
-/// Every tick, the last `RECENT` bytes behind the window are released again: lagging pulls read
-/// (and so re-map) pages there, at up to the consumers' rate. A few page-table walks per tick.
+/// Every tick, the last `RECENT` bytes behind the window are released again, and everything from
+/// the lowest offset read since the last tick: lagging pulls read (and so re-map) pages there, at
+/// up to the consumers' rate. A few page-table walks per tick.
 const RECENT: i64 = 256 * 1024 * 1024;
-/// Everything behind the window is released again this often (pulls far behind re-map too).
+/// Everything behind the window is released again this often (a safety net for mappings made
+/// other than by a commit-log read).
 const SWEEP_EVERY: Duration = Duration::from_secs(2);
 const TICK: Duration = Duration::from_millis(50);
 
@@ -44,15 +46,24 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     while !stop.load(Ordering::Acquire) {
         std::thread::park_timeout(TICK);
         let limit = inner.reput_offset.load(Ordering::Acquire) - HOT_WINDOW;
-        let min = queue.min_offset();
-        let from = if last_sweep.elapsed() >= SWEEP_EVERY {
+        let read_low = inner.commitlog.take_read_low();
+        let sweep = last_sweep.elapsed() >= SWEEP_EVERY;
+        if sweep {
             last_sweep = Instant::now();
-            min
-        } else {
-            min.max(limit - RECENT)
-        };
+        }
+        let from = release_from(queue.min_offset(), limit, read_low, sweep);
         release(queue, from, limit);
     }
+}
+
+/// Where this tick's release starts: the oldest byte on a sweep, else the last `RECENT` bytes
+/// behind the window or the lowest offset read since the last tick, whichever is lower.
+fn release_from(min: i64, limit: i64, read_low: Option<i64>, sweep: bool) -> i64 {
+    if sweep {
+        return min;
+    }
+    let recent = limit - RECENT;
+    min.max(read_low.map_or(recent, |low| low.min(recent)))
 }
 
 /// Releases the global range `[from, to)` in every file it touches.
@@ -78,6 +89,31 @@ pub(crate) fn release(queue: &MappedFileQueue, from: i64, to: i64) {
 mod tests {
     use super::*;
     use crate::store::mapped_file::OS_PAGE_SIZE;
+
+    #[test]
+    fn a_tick_releases_from_the_lowest_read_when_a_pull_lags_past_the_recent_range() {
+        let (min, limit) = (1_000, 10_000_000_000);
+        // Nothing read: the recent range only.
+        assert_eq!(release_from(min, limit, None, false), limit - RECENT);
+        // A pull 5 GB behind: from where it read.
+        assert_eq!(
+            release_from(min, limit, Some(5_000_000_000), false),
+            5_000_000_000
+        );
+        // A read inside the recent range or the hot window adds nothing.
+        assert_eq!(
+            release_from(min, limit, Some(limit - 1), false),
+            limit - RECENT
+        );
+        assert_eq!(
+            release_from(min, limit, Some(limit + 5), false),
+            limit - RECENT
+        );
+        // Never before the oldest byte; a sweep starts there.
+        assert_eq!(release_from(min, limit, Some(0), false), min);
+        assert_eq!(release_from(min, RECENT / 2, None, false), min);
+        assert_eq!(release_from(min, limit, Some(limit - 1), true), min);
+    }
 
     #[test]
     fn released_ranges_across_files_read_back_unchanged() {
