@@ -12,7 +12,8 @@ and benchmark.Consumer:
 The producer is stopped with SIGTERM, so its last line is the last 10 s of steady load: send figures come from it.
 Consume figures come from the consumer's line printed closest to it (same window); the MAX(S2C/B2C) columns are
 per report interval, so their maximum is taken over the consumer lines of that window. Max RT(ms) is the producer's
-own figure: the maximum since it started, connection set-up included. Standard library only."""
+own figure: the maximum since it started, connection set-up included. A line the SIGTERM cut short (no newline, or a
+field missing) is skipped. Never fails: a problem is an "error" in the JSON line. Standard library only."""
 import datetime
 import json
 import re
@@ -37,16 +38,35 @@ def fields(line):
     return out
 
 
+# The fields a complete stats line has, by tool.
+PRODUCER = ("Send TPS", "Max RT(ms)", "Average RT(ms)", "Send Failed", "Response Failed")
+BATCH_PRODUCER = ("Send TPS", "Send MPS", "Max RT(ms)", "Average RT(ms)", "Average Message RT(ms)", "Send Failed",
+                  "Send Message Failed")
+CONSUMER = ("Consume TPS", "AVG(B2C) RT(ms)", "AVG(S2C) RT(ms)", "MAX(B2C) RT(ms)", "MAX(S2C) RT(ms)", "Consume Fail")
+
+
+def complete(f):
+    return any(all(k in f for k in keys) for keys in (PRODUCER, BATCH_PRODUCER, CONSUMER))
+
+
 def stats(path):
+    """(time, fields) of every complete stats line; a line without its newline was cut short."""
     rows = []
     for line in open(path, errors="replace"):
         m = re.search(TIME, line)
-        if m:
-            rows.append((when(m.group(1)), fields(line)))
+        if m and line.endswith("\n") and complete(f := fields(line)):
+            rows.append((when(m.group(1)), f))
     return rows
 
 
 def main():
+    try:
+        summary()
+    except Exception as e:  # noqa: BLE001 - the bench records it as the scenario's error
+        print(json.dumps({"error": f"bench-official.py: {type(e).__name__}: {e}"}))
+
+
+def summary():
     prod, cons = stats(sys.argv[1]), stats(sys.argv[2])
     if not prod:
         print(json.dumps({"error": f"no stats line in {sys.argv[1]}"}))
