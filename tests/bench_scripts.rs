@@ -15,11 +15,11 @@ fn fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures/bench").join(name)
 }
 
-/// `scripts/bench-official.py <producer> <consumer>`: its one JSON line.
-fn official(producer: &Path, consumer: &Path) -> Value {
+/// Runs `python3 scripts/<script> <args>`, which must succeed; its standard output.
+fn python(script: &str, args: &[&Path]) -> String {
     let out = Command::new("python3")
-        .arg(repo().join("scripts/bench-official.py"))
-        .args([producer, consumer])
+        .arg(repo().join("scripts").join(script))
+        .args(args)
         .output()
         .expect("python3 runs");
     assert!(
@@ -27,7 +27,12 @@ fn official(producer: &Path, consumer: &Path) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `scripts/bench-official.py <producer> <consumer>`: its one JSON line.
+fn official(producer: &Path, consumer: &Path) -> Value {
+    let text = python("bench-official.py", &[producer, consumer]);
     assert_eq!(text.lines().count(), 1, "one line: {text}");
     serde_json::from_str(&text).unwrap()
 }
@@ -138,16 +143,7 @@ fn report(dir: &Path, rows: &[Value]) -> String {
     std::fs::write(&res, text.join("\n") + "\n").unwrap();
     let meta = dir.join("meta.txt");
     std::fs::write(&meta, "cmd=scripts/bench quick\ncpu=2 x test\n").unwrap();
-    let out = Command::new("python3")
-        .arg(repo().join("scripts/bench-report.py"))
-        .args([&res, &meta, &dir.to_path_buf()])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    python("bench-report.py", &[&res, &meta, dir]);
     assert!(dir.join("latency.svg").exists());
     std::fs::read_to_string(dir.join("report.md")).unwrap()
 }
