@@ -19,12 +19,15 @@ use crate::store::StoreInner;
 
 /// Bytes behind the dispatch offset that stay mapped: the pages caught-up consumers read.
 const HOT_WINDOW: i64 = 16 * 1024 * 1024;
-/// Every tick, the last `RECENT` bytes behind the window are released again, and everything from
-/// the lowest offset read since the last tick: lagging pulls read (and so re-map) pages there, at
-/// up to the consumers' rate. A few page-table walks per tick.
+/// Every tick, the last `RECENT` bytes behind the window are released again: lagging pulls read
+/// (and so re-map) pages there, at up to the consumers' rate. A few page-table walks per tick.
 const RECENT: i64 = 256 * 1024 * 1024;
-/// Everything behind the window is released again this often (a safety net for mappings made
-/// other than by a commit-log read).
+/// A pull further behind than that: every tick also releases `READ_SPAN` bytes from the lowest
+/// offset read since the last tick. More than a pull reads in a tick, and a bounded walk however
+/// far back the store goes.
+const READ_SPAN: i64 = 1024 * 1024 * 1024;
+/// Everything behind the window is released again this often (other pulls far behind the window
+/// than the lowest, and mappings made other than by a commit-log read).
 const SWEEP_EVERY: Duration = Duration::from_secs(2);
 const TICK: Duration = Duration::from_millis(50);
 
@@ -51,19 +54,28 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
         if sweep {
             last_sweep = Instant::now();
         }
-        let from = release_from(queue.min_offset(), limit, read_low, sweep);
-        release(queue, from, limit);
+        for (from, to) in tick_ranges(queue.min_offset(), limit, read_low, sweep) {
+            release(queue, from, to);
+        }
     }
 }
 
-/// Where this tick's release starts: the oldest byte on a sweep, else the last `RECENT` bytes
-/// behind the window or the lowest offset read since the last tick, whichever is lower.
-fn release_from(min: i64, limit: i64, read_low: Option<i64>, sweep: bool) -> i64 {
+/// The ranges a tick releases: everything behind the window on a sweep; else the last `RECENT`
+/// bytes behind it, and `READ_SPAN` bytes from the lowest offset read since the last tick when
+/// that is further back.
+fn tick_ranges(min: i64, limit: i64, read_low: Option<i64>, sweep: bool) -> Vec<(i64, i64)> {
     if sweep {
-        return min;
+        return vec![(min, limit)];
     }
-    let recent = limit - RECENT;
-    min.max(read_low.map_or(recent, |low| low.min(recent)))
+    let recent = min.max(limit - RECENT);
+    let mut ranges = vec![(recent, limit)];
+    if let Some(low) = read_low {
+        let (from, to) = (min.max(low), recent.min(low.saturating_add(READ_SPAN)));
+        if from < to {
+            ranges.push((from, to));
+        }
+    }
+    ranges
 }
 
 /// Releases the global range `[from, to)` in every file it touches.
@@ -91,28 +103,40 @@ mod tests {
     use crate::store::mapped_file::OS_PAGE_SIZE;
 
     #[test]
-    fn a_tick_releases_from_the_lowest_read_when_a_pull_lags_past_the_recent_range() {
+    fn a_tick_releases_a_bounded_span_from_the_lowest_read_when_a_pull_lags_past_the_recent_range()
+    {
         let (min, limit) = (1_000, 10_000_000_000);
+        let recent = (limit - RECENT, limit);
         // Nothing read: the recent range only.
-        assert_eq!(release_from(min, limit, None, false), limit - RECENT);
-        // A pull 5 GB behind: from where it read.
+        assert_eq!(tick_ranges(min, limit, None, false), [recent]);
+        // A pull 5 GB behind: from where it read, one span.
+        let low = 5_000_000_000;
         assert_eq!(
-            release_from(min, limit, Some(5_000_000_000), false),
-            5_000_000_000
+            tick_ranges(min, limit, Some(low), false),
+            [recent, (low, low + READ_SPAN)]
+        );
+        // Behind by less than a span: up to the recent range, not across it.
+        let low = limit - RECENT - 1000;
+        assert_eq!(
+            tick_ranges(min, limit, Some(low), false),
+            [recent, (low, limit - RECENT)]
         );
         // A read inside the recent range or the hot window adds nothing.
+        assert_eq!(tick_ranges(min, limit, Some(limit - 1), false), [recent]);
+        assert_eq!(tick_ranges(min, limit, Some(limit + 5), false), [recent]);
+        // Never before the oldest byte; a sweep takes everything from there.
         assert_eq!(
-            release_from(min, limit, Some(limit - 1), false),
-            limit - RECENT
+            tick_ranges(min, limit, Some(0), false),
+            [recent, (min, READ_SPAN)]
         );
         assert_eq!(
-            release_from(min, limit, Some(limit + 5), false),
-            limit - RECENT
+            tick_ranges(min, RECENT / 2, Some(0), false),
+            [(min, RECENT / 2)]
         );
-        // Never before the oldest byte; a sweep starts there.
-        assert_eq!(release_from(min, limit, Some(0), false), min);
-        assert_eq!(release_from(min, RECENT / 2, None, false), min);
-        assert_eq!(release_from(min, limit, Some(limit - 1), true), min);
+        assert_eq!(
+            tick_ranges(min, limit, Some(limit - 1), true),
+            [(min, limit)]
+        );
     }
 
     #[test]
