@@ -134,6 +134,13 @@ fn failures_are_summed_and_missing_reports_are_errors_not_zeros() {
         "{v}"
     );
     assert!(v.get("send_tps").is_none());
+
+    // A consumer output that is not there (its JVM never started): still one JSON line, an error.
+    let v = official(&fixture("producer.out"), &dir.path().join("missing.out"));
+    assert!(
+        v["error"].as_str().unwrap().contains("FileNotFoundError"),
+        "{v}"
+    );
 }
 
 /// Writes `rows` as results.jsonl, runs `scripts/bench-report.py`, returns report.md.
