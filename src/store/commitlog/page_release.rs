@@ -62,20 +62,23 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
 
 /// The ranges a tick releases: everything behind the window on a sweep; else the last `RECENT`
 /// bytes behind it, and `READ_SPAN` bytes from the lowest offset read since the last tick when
-/// that is further back.
-fn tick_ranges(min: i64, limit: i64, read_low: Option<i64>, sweep: bool) -> Vec<(i64, i64)> {
-    if sweep {
-        return vec![(min, limit)];
-    }
-    let recent = min.max(limit - RECENT);
-    let mut ranges = vec![(recent, limit)];
-    if let Some(low) = read_low {
-        let (from, to) = (min.max(low), recent.min(low.saturating_add(READ_SPAN)));
-        if from < to {
-            ranges.push((from, to));
-        }
-    }
-    ranges
+/// that is further back. Empty ranges are left out; nothing is allocated.
+fn tick_ranges(
+    min: i64,
+    limit: i64,
+    read_low: Option<i64>,
+    sweep: bool,
+) -> impl Iterator<Item = (i64, i64)> {
+    let ranges = if sweep {
+        [(min, limit), (0, 0)]
+    } else {
+        let recent = min.max(limit - RECENT);
+        let span = read_low.map_or((0, 0), |low| {
+            (min.max(low), recent.min(low.saturating_add(READ_SPAN)))
+        });
+        [(recent, limit), span]
+    };
+    ranges.into_iter().filter(|(from, to)| from < to)
 }
 
 /// Releases the global range `[from, to)` in every file it touches.
@@ -107,36 +110,32 @@ mod tests {
     {
         let (min, limit) = (1_000, 10_000_000_000);
         let recent = (limit - RECENT, limit);
+        let ranges =
+            |min, limit, low, sweep| tick_ranges(min, limit, low, sweep).collect::<Vec<_>>();
         // Nothing read: the recent range only.
-        assert_eq!(tick_ranges(min, limit, None, false), [recent]);
+        assert_eq!(ranges(min, limit, None, false), [recent]);
         // A pull 5 GB behind: from where it read, one span.
         let low = 5_000_000_000;
         assert_eq!(
-            tick_ranges(min, limit, Some(low), false),
+            ranges(min, limit, Some(low), false),
             [recent, (low, low + READ_SPAN)]
         );
         // Behind by less than a span: up to the recent range, not across it.
         let low = limit - RECENT - 1000;
         assert_eq!(
-            tick_ranges(min, limit, Some(low), false),
+            ranges(min, limit, Some(low), false),
             [recent, (low, limit - RECENT)]
         );
         // A read inside the recent range or the hot window adds nothing.
-        assert_eq!(tick_ranges(min, limit, Some(limit - 1), false), [recent]);
-        assert_eq!(tick_ranges(min, limit, Some(limit + 5), false), [recent]);
+        assert_eq!(ranges(min, limit, Some(limit - 1), false), [recent]);
+        assert_eq!(ranges(min, limit, Some(limit + 5), false), [recent]);
         // Never before the oldest byte; a sweep takes everything from there.
         assert_eq!(
-            tick_ranges(min, limit, Some(0), false),
+            ranges(min, limit, Some(0), false),
             [recent, (min, READ_SPAN)]
         );
-        assert_eq!(
-            tick_ranges(min, RECENT / 2, Some(0), false),
-            [(min, RECENT / 2)]
-        );
-        assert_eq!(
-            tick_ranges(min, limit, Some(limit - 1), true),
-            [(min, limit)]
-        );
+        assert_eq!(ranges(min, RECENT / 2, Some(0), false), [(min, RECENT / 2)]);
+        assert_eq!(ranges(min, limit, Some(limit - 1), true), [(min, limit)]);
     }
 
     #[test]
