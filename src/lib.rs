@@ -10,4 +10,5 @@ pub mod broker;
 pub mod common;
 pub mod namesrv;
 pub mod remoting;
+pub mod server;
 pub mod store;

@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 
-use super::server::Connection;
 use crate::remoting::body::heartbeat::{ConsumeFromWhere, ConsumeType, MessageModel};
 use crate::remoting::body::subscription_data::SubscriptionData;
 use crate::remoting::header::notify_consumer_ids_changed::NotifyConsumerIdsChangedRequestHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{LanguageCode, RemotingCommand, RequestCode};
+use crate::server::Connection;
 
 /// One client connection in a group.
 #[derive(Debug, Clone)]

@@ -8,9 +8,9 @@ use super::processor::{
     admin_broker, admin_group, admin_topic, client_manage, consumer_manage, consumer_send_msg_back,
     end_transaction, lock_batch, pull, query, reply_message, send,
 };
-use super::server::{Connection, RequestHandler};
 use super::BrokerContext;
 use crate::remoting::{RemotingCommand, RequestCode};
+use crate::server::{Connection, RequestHandler};
 
 /// Serves broker requests on the broker's listener.
 pub struct BrokerHandler {

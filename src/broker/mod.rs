@@ -12,7 +12,6 @@ pub mod processor;
 pub mod rebalance_lock;
 pub mod remoting_client;
 pub mod schedule_message_service;
-pub mod server;
 pub mod stats;
 pub mod timer_message_service;
 pub mod transaction;
@@ -26,6 +25,7 @@ use parking_lot::Mutex;
 
 pub use config::BrokerConfig;
 
+use crate::server::{self, ServerConfig, ServerHandle};
 use client_registry::ClientRegistry;
 use long_polling::PullRequestHoldService;
 use metadata::groups::SubscriptionGroupManager;
@@ -36,7 +36,6 @@ use periodic::{PeriodicService, TickOn};
 use rebalance_lock::RebalanceLockManager;
 use remoting_client::RemotingClient;
 use schedule_message_service::ScheduleMessageService;
-use server::{ServerConfig, ServerHandle};
 use stats::BrokerStats;
 use timer_message_service::TimerMessageService;
 use transaction::check_service::TransactionalMessageCheckService;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{BrokerHousekeepingService, NameServer, NamesrvConfig};
-use crate::broker::server::{self, Connection, RequestHandler, ServerConfig, ServerHandle};
 use crate::remoting::RemotingCommand;
+use crate::server::{self, Connection, RequestHandler, ServerConfig, ServerHandle};
 
 struct NamesrvHandler {
     ns: Arc<NameServer>,

@@ -3,7 +3,6 @@
 
 use crate::broker::client_registry::{ClientChannel, ConsumerRegistration};
 use crate::broker::error::BrokerError;
-use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
 use crate::common::filter::{FilterError, SqlFilter, SQL92};
 use crate::common::topic::{retry_topic, PERM_READ, PERM_WRITE};
@@ -13,6 +12,7 @@ use crate::remoting::body::subscription_data::SubscriptionData;
 use crate::remoting::header::unregister_client::UnregisterClientRequestHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 
 pub fn heart_beat(
     ctx: &BrokerContext,

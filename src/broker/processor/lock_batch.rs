@@ -1,12 +1,12 @@
 //! LOCK_BATCH_MQ (41) and UNLOCK_BATCH_MQ (42): orderly consumers lock the queues they consume
 //! (Java `AdminBrokerProcessor.lockBatchMQ` / `unlockBatchMQ`, single-broker case).
 
-use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
 use crate::remoting::body::lock_batch::{
     LockBatchRequestBody, LockBatchResponseBody, UnlockBatchRequestBody,
 };
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 
 fn bad_body(request: &RemotingCommand, e: impl std::fmt::Display) -> RemotingCommand {
     RemotingCommand::response_to(

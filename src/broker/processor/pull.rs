@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use crate::broker::error::BrokerError;
 use crate::broker::long_polling::deadline_after;
-use crate::broker::server::Connection;
 use crate::broker::BrokerContext;
 use crate::common::filter::{SqlFilter, SQL92};
 use crate::common::properties::Properties;
@@ -18,6 +17,7 @@ use crate::remoting::command::Body;
 use crate::remoting::header::pull_message::{PullMessageRequestHeader, PullMessageResponseHeader};
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::get::{GetMessageResult, GetMessageStatus, MessageFilter};
 

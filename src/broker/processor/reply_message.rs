@@ -10,7 +10,6 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::send::{check_message, random_queue, stamp_region_and_trace, with_trace_keys};
-use crate::broker::server::Connection;
 use crate::broker::{now_millis, BrokerContext};
 use crate::common::message::{
     PROPERTY_MESSAGE_REPLY_TO_CLIENT, PROPERTY_PUSH_REPLY_TIME, PROPERTY_TAGS,
@@ -22,6 +21,7 @@ use crate::remoting::header::send_message::SendMessageRequestHeader;
 use crate::remoting::header::send_message_response::SendMessageResponseHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, RequestCode, ResponseCode};
+use crate::server::Connection;
 use crate::store::message::{MessageInput, PutMessageStatus};
 
 /// Java `Broker2Client.callClient` timeout.

@@ -9,7 +9,6 @@ use std::sync::{Arc, OnceLock};
 use crate::broker::error::BrokerError;
 use crate::broker::processor::consumer_send_msg_back::{create_send_back_topic, V3_4_9};
 use crate::broker::schedule_message_service::transform_delay_level;
-use crate::broker::server::Connection;
 use crate::broker::timer_message_service::{transform_timer, TimerRefusal};
 use crate::broker::transaction::to_half_message;
 use crate::broker::BrokerContext;
@@ -25,6 +24,7 @@ use crate::remoting::header::send_message::SendMessageRequestHeader;
 use crate::remoting::header::send_message_response::SendMessageResponseHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 use crate::store::message::{MessageBatchInput, MessageInput, PutMessageStatus};
 use crate::store::util::find_property;
 
