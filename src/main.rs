@@ -163,7 +163,9 @@ fn run_broker(args: &[String]) -> Result<(), String> {
     runtime()?.block_on(async move {
         let mut config = config;
         let namesrv = start_embedded_namesrv(&mut config).await?;
-        let broker = BrokerController::start(config, store_config).await?;
+        let broker = BrokerController::start(config, store_config)
+            .await
+            .map_err(|e| e.to_string())?;
         let c = &broker.ctx.config;
         println!(
             "The broker[{}, {}] boot success. serializeType=JSON and name server is {}",

@@ -1,18 +1,20 @@
 //! The broker's dispatch table: one plain `match` from RequestCode to one processor function.
-//! Codes without a processor answer REQUEST_CODE_NOT_SUPPORTED with Java's remark.
+//! Every code in the table is decided here: served by a processor, or named in the one arm that
+//! answers REQUEST_CODE_NOT_SUPPORTED with Java's remark. A code added to the table does not
+//! compile until it is placed.
 
 use std::sync::Arc;
 
-use super::error::not_supported;
+use super::error::BrokerError;
 use super::processor::{
     admin_broker, admin_group, admin_topic, client_manage, consumer_manage, consumer_send_msg_back,
-    end_transaction, lock_batch, pull, query, reply_message, send,
+    end_transaction, lock_batch, pull, query, reply_message, respond, send, ProcessorResult,
 };
 use super::BrokerContext;
 use crate::remoting::{RemotingCommand, RequestCode};
 use crate::server::{Connection, RequestHandler};
 
-/// Serves broker requests on the broker's listener.
+/// Serves broker requests on the broker's listeners.
 pub struct BrokerHandler {
     pub ctx: Arc<BrokerContext>,
 }
@@ -23,91 +25,195 @@ impl RequestHandler for BrokerHandler {
         conn: Arc<Connection>,
         request: RemotingCommand,
     ) -> Option<RemotingCommand> {
-        let ctx = &*self.ctx;
-        let Some(code) = RequestCode::from_code(request.code) else {
-            return Some(not_supported(&request));
-        };
-        use RequestCode::*;
-        let response = match code {
-            SEND_MESSAGE | SEND_MESSAGE_V2 | SEND_BATCH_MESSAGE => {
-                send::send_message(ctx, &conn, request).await
-            }
-            PULL_MESSAGE | LITE_PULL_MESSAGE => pull::pull_message(ctx, &conn, request).await,
-            QUERY_MESSAGE => query::query_message(ctx, &request),
-            VIEW_MESSAGE_BY_ID => query::view_message_by_id(ctx, &request),
-            CONSUMER_SEND_MSG_BACK => {
-                consumer_send_msg_back::consumer_send_msg_back(ctx, &request).await
-            }
-            END_TRANSACTION => {
-                return end_transaction::end_transaction(ctx, conn.peer, &request).await
-            }
-            SEND_REPLY_MESSAGE | SEND_REPLY_MESSAGE_V2 => {
-                reply_message::send_reply_message(ctx, &conn, &request).await
-            }
-            LOCK_BATCH_MQ => lock_batch::lock_batch_mq(ctx, &conn, &request),
-            UNLOCK_BATCH_MQ => lock_batch::unlock_batch_mq(ctx, &request),
-            HEART_BEAT => client_manage::heart_beat(ctx, &conn, &request),
-            UNREGISTER_CLIENT => client_manage::unregister_client(ctx, &conn, &request),
-            CHECK_CLIENT_CONFIG => client_manage::check_client_config(ctx, &request),
-            QUERY_CONSUMER_OFFSET => consumer_manage::query_consumer_offset(ctx, &request),
-            UPDATE_CONSUMER_OFFSET => consumer_manage::update_consumer_offset(ctx, &request),
-            GET_CONSUMER_LIST_BY_GROUP => {
-                consumer_manage::get_consumer_list_by_group(ctx, &request)
-            }
-            SEARCH_OFFSET_BY_TIMESTAMP => {
-                consumer_manage::search_offset_by_timestamp(ctx, &request)
-            }
-            GET_MAX_OFFSET => consumer_manage::get_max_offset(ctx, &request),
-            GET_MIN_OFFSET => consumer_manage::get_min_offset(ctx, &request),
-            GET_EARLIEST_MSG_STORETIME => {
-                consumer_manage::get_earliest_msg_storetime(ctx, &request)
-            }
-            UPDATE_AND_CREATE_TOPIC => admin_topic::update_and_create_topic(ctx, &request),
-            DELETE_TOPIC_IN_BROKER => admin_topic::delete_topic_in_broker(ctx, &request),
-            GET_ALL_TOPIC_CONFIG => admin_topic::get_all_topic_config(ctx, &request),
-            GET_TOPIC_CONFIG => admin_topic::get_topic_config(ctx, &request),
-            GET_TOPIC_STATS_INFO => admin_topic::get_topic_stats_info(ctx, &request),
-            GET_SYSTEM_TOPIC_LIST_FROM_BROKER => {
-                admin_topic::get_system_topic_list_from_broker(ctx, &request)
-            }
-            QUERY_TOPIC_CONSUME_BY_WHO => admin_topic::query_topic_consume_by_who(ctx, &request),
-            UPDATE_AND_CREATE_SUBSCRIPTIONGROUP => {
-                admin_group::update_and_create_subscription_group(ctx, &request)
-            }
-            GET_ALL_SUBSCRIPTIONGROUP_CONFIG => {
-                admin_group::get_all_subscription_group_config(ctx, &request)
-            }
-            GET_SUBSCRIPTIONGROUP_CONFIG => {
-                admin_group::get_subscription_group_config(ctx, &request)
-            }
-            DELETE_SUBSCRIPTIONGROUP => admin_group::delete_subscription_group(ctx, &request),
-            GET_CONSUME_STATS => admin_group::get_consume_stats(ctx, &request),
-            GET_CONSUMER_CONNECTION_LIST => {
-                admin_group::get_consumer_connection_list(ctx, &request)
-            }
-            GET_PRODUCER_CONNECTION_LIST => {
-                admin_group::get_producer_connection_list(ctx, &request)
-            }
-            INVOKE_BROKER_TO_RESET_OFFSET => {
-                admin_group::invoke_broker_to_reset_offset(ctx, &request)
-            }
-            GET_CONSUMER_RUNNING_INFO => {
-                admin_group::get_consumer_running_info(ctx, &request).await
-            }
-            CONSUME_MESSAGE_DIRECTLY => admin_group::consume_message_directly(ctx, &request).await,
-            GET_BROKER_CONFIG => admin_broker::get_broker_config(ctx, &request),
-            UPDATE_BROKER_CONFIG => admin_broker::update_broker_config(ctx, &request),
-            GET_BROKER_RUNTIME_INFO => admin_broker::get_broker_runtime_info(ctx, &request),
-            CLEAN_EXPIRED_CONSUMEQUEUE => admin_broker::clean_expired_consume_queue(ctx, &request),
-            DELETE_EXPIRED_COMMITLOG => admin_broker::delete_expired_commit_log(ctx, &request),
-            QUERY_CONSUME_QUEUE => admin_broker::query_consume_queue(ctx, &request),
-            _ => not_supported(&request),
-        };
-        Some(response)
+        let result = process(&self.ctx, &conn, &request).await;
+        respond(result, &request)
     }
 
     fn on_close(&self, conn: &Arc<Connection>) {
         self.ctx.clients.on_connection_closed(conn.id);
         self.ctx.locks.on_connection_closed(conn.id);
+    }
+}
+
+/// Runs the processor of `request`'s code.
+async fn process(
+    ctx: &BrokerContext,
+    conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let Some(code) = RequestCode::from_code(request.code) else {
+        return Err(BrokerError::NotSupported(request.code));
+    };
+    let (c, r) = (conn, request);
+    use RequestCode::*;
+    match code {
+        SEND_MESSAGE | SEND_MESSAGE_V2 | SEND_BATCH_MESSAGE => send::send_message(ctx, c, r).await,
+        PULL_MESSAGE | LITE_PULL_MESSAGE => pull::pull_message(ctx, c, r).await,
+        QUERY_MESSAGE => query::query_message(ctx, c, r),
+        VIEW_MESSAGE_BY_ID => query::view_message_by_id(ctx, c, r),
+        CONSUMER_SEND_MSG_BACK => consumer_send_msg_back::consumer_send_msg_back(ctx, c, r).await,
+        END_TRANSACTION => end_transaction::end_transaction(ctx, c, r).await,
+        SEND_REPLY_MESSAGE | SEND_REPLY_MESSAGE_V2 => {
+            reply_message::send_reply_message(ctx, c, r).await
+        }
+        LOCK_BATCH_MQ => lock_batch::lock_batch_mq(ctx, c, r),
+        UNLOCK_BATCH_MQ => lock_batch::unlock_batch_mq(ctx, c, r),
+        HEART_BEAT => client_manage::heart_beat(ctx, c, r),
+        UNREGISTER_CLIENT => client_manage::unregister_client(ctx, c, r),
+        CHECK_CLIENT_CONFIG => client_manage::check_client_config(ctx, c, r),
+        QUERY_CONSUMER_OFFSET => consumer_manage::query_consumer_offset(ctx, c, r),
+        UPDATE_CONSUMER_OFFSET => consumer_manage::update_consumer_offset(ctx, c, r),
+        GET_CONSUMER_LIST_BY_GROUP => consumer_manage::get_consumer_list_by_group(ctx, c, r),
+        SEARCH_OFFSET_BY_TIMESTAMP => consumer_manage::search_offset_by_timestamp(ctx, c, r),
+        GET_MAX_OFFSET => consumer_manage::get_max_offset(ctx, c, r),
+        GET_MIN_OFFSET => consumer_manage::get_min_offset(ctx, c, r),
+        GET_EARLIEST_MSG_STORETIME => consumer_manage::get_earliest_msg_storetime(ctx, c, r),
+        UPDATE_AND_CREATE_TOPIC => admin_topic::update_and_create_topic(ctx, c, r),
+        DELETE_TOPIC_IN_BROKER => admin_topic::delete_topic_in_broker(ctx, c, r),
+        GET_ALL_TOPIC_CONFIG => admin_topic::get_all_topic_config(ctx, c, r),
+        GET_TOPIC_CONFIG => admin_topic::get_topic_config(ctx, c, r),
+        GET_TOPIC_STATS_INFO => admin_topic::get_topic_stats_info(ctx, c, r),
+        GET_SYSTEM_TOPIC_LIST_FROM_BROKER => {
+            admin_topic::get_system_topic_list_from_broker(ctx, c, r)
+        }
+        QUERY_TOPIC_CONSUME_BY_WHO => admin_topic::query_topic_consume_by_who(ctx, c, r),
+        UPDATE_AND_CREATE_SUBSCRIPTIONGROUP => {
+            admin_group::update_and_create_subscription_group(ctx, c, r)
+        }
+        GET_ALL_SUBSCRIPTIONGROUP_CONFIG => {
+            admin_group::get_all_subscription_group_config(ctx, c, r)
+        }
+        GET_SUBSCRIPTIONGROUP_CONFIG => admin_group::get_subscription_group_config(ctx, c, r),
+        DELETE_SUBSCRIPTIONGROUP => admin_group::delete_subscription_group(ctx, c, r),
+        GET_CONSUME_STATS => admin_group::get_consume_stats(ctx, c, r),
+        GET_CONSUMER_CONNECTION_LIST => admin_group::get_consumer_connection_list(ctx, c, r),
+        GET_PRODUCER_CONNECTION_LIST => admin_group::get_producer_connection_list(ctx, c, r),
+        INVOKE_BROKER_TO_RESET_OFFSET => admin_group::invoke_broker_to_reset_offset(ctx, c, r),
+        GET_CONSUMER_RUNNING_INFO => admin_group::get_consumer_running_info(ctx, c, r).await,
+        CONSUME_MESSAGE_DIRECTLY => admin_group::consume_message_directly(ctx, c, r).await,
+        GET_BROKER_CONFIG => admin_broker::get_broker_config(ctx, c, r),
+        UPDATE_BROKER_CONFIG => admin_broker::update_broker_config(ctx, c, r),
+        GET_BROKER_RUNTIME_INFO => admin_broker::get_broker_runtime_info(ctx, c, r),
+        CLEAN_EXPIRED_CONSUMEQUEUE => admin_broker::clean_expired_consume_queue(ctx, c, r),
+        DELETE_EXPIRED_COMMITLOG => admin_broker::delete_expired_commit_log(ctx, c, r),
+        QUERY_CONSUME_QUEUE => admin_broker::query_consume_queue(ctx, c, r),
+        // Not served by rmqd's broker yet (NameServer-only codes, POP, HA, controller, ACL, static
+        // topics, ...): Java's REQUEST_CODE_NOT_SUPPORTED.
+        QUERY_BROKER_OFFSET
+        | UPDATE_AND_CREATE_TOPIC_LIST
+        | GET_TOPIC_CONFIG_LIST
+        | GET_TOPIC_NAME_LIST
+        | TRIGGER_DELETE_FILES
+        | CHECK_TRANSACTION_STATE
+        | NOTIFY_CONSUMER_IDS_CHANGED
+        | GET_ALL_CONSUMER_OFFSET
+        | GET_ALL_DELAY_OFFSET
+        | GET_CLIENT_CONFIG
+        | UPDATE_AND_CREATE_ACL_CONFIG
+        | DELETE_ACL_CONFIG
+        | GET_BROKER_CLUSTER_ACL_INFO
+        | UPDATE_GLOBAL_WHITE_ADDRS_CONFIG
+        | GET_TIMER_CHECK_POINT
+        | GET_TIMER_METRICS
+        | PUT_KV_CONFIG
+        | GET_KV_CONFIG
+        | DELETE_KV_CONFIG
+        | REGISTER_BROKER
+        | UNREGISTER_BROKER
+        | GET_ROUTEINFO_BY_TOPIC
+        | GET_BROKER_CLUSTER_INFO
+        | WIPE_WRITE_PERM_OF_BROKER
+        | GET_ALL_TOPIC_LIST_FROM_NAMESERVER
+        | SUSPEND_CONSUMER
+        | RESUME_CONSUMER
+        | RESET_CONSUMER_OFFSET_IN_CONSUMER
+        | RESET_CONSUMER_OFFSET_IN_BROKER
+        | ADJUST_CONSUMER_THREAD_POOL
+        | WHO_CONSUME_THE_MESSAGE
+        | DELETE_TOPIC_IN_NAMESRV
+        | REGISTER_TOPIC_IN_NAMESRV
+        | GET_KVLIST_BY_NAMESPACE
+        | RESET_CONSUMER_CLIENT_OFFSET
+        | GET_CONSUMER_STATUS_FROM_CLIENT
+        | INVOKE_BROKER_TO_GET_CONSUMER_STATUS
+        | GET_TOPICS_BY_CLUSTER
+        | UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST
+        | REGISTER_FILTER_SERVER
+        | REGISTER_MESSAGE_FILTER_CLASS
+        | QUERY_CONSUME_TIME_SPAN
+        | GET_SYSTEM_TOPIC_LIST_FROM_NS
+        | QUERY_CORRECTION_OFFSET
+        | GET_UNIT_TOPIC_LIST
+        | GET_HAS_UNIT_SUB_TOPIC_LIST
+        | GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST
+        | CLONE_GROUP_OFFSET
+        | VIEW_BROKER_STATS_DATA
+        | CLEAN_UNUSED_TOPIC
+        | GET_BROKER_CONSUME_STATS
+        | UPDATE_NAMESRV_CONFIG
+        | GET_NAMESRV_CONFIG
+        | QUERY_DATA_VERSION
+        | RESUME_CHECK_HALF_MESSAGE
+        | PUSH_REPLY_MESSAGE_TO_CLIENT
+        | ADD_WRITE_PERM_OF_BROKER
+        | GET_ALL_PRODUCER_INFO
+        | QUERY_TOPICS_BY_CONSUMER
+        | QUERY_SUBSCRIPTION_BY_CONSUMER
+        | UPDATE_AND_GET_GROUP_FORBIDDEN
+        | CHECK_ROCKSDB_CQ_WRITE_PROGRESS
+        | EXPORT_ROCKSDB_CONFIG_TO_JSON
+        | RECALL_MESSAGE
+        | QUERY_ASSIGNMENT
+        | SET_MESSAGE_REQUEST_MODE
+        | GET_ALL_MESSAGE_REQUEST_MODE
+        | UPDATE_AND_CREATE_STATIC_TOPIC
+        | GET_BROKER_MEMBER_GROUP
+        | ADD_BROKER
+        | REMOVE_BROKER
+        | BROKER_HEARTBEAT
+        | NOTIFY_MIN_BROKER_ID_CHANGE
+        | EXCHANGE_BROKER_HA_INFO
+        | GET_BROKER_HA_STATUS
+        | RESET_MASTER_FLUSH_OFFSET
+        | CONTROLLER_ALTER_SYNC_STATE_SET
+        | CONTROLLER_ELECT_MASTER
+        | CONTROLLER_REGISTER_BROKER
+        | CONTROLLER_GET_REPLICA_INFO
+        | CONTROLLER_GET_METADATA_INFO
+        | CONTROLLER_GET_SYNC_STATE_DATA
+        | GET_BROKER_EPOCH_CACHE
+        | NOTIFY_BROKER_ROLE_CHANGED
+        | UPDATE_CONTROLLER_CONFIG
+        | GET_CONTROLLER_CONFIG
+        | CLEAN_BROKER_DATA
+        | CONTROLLER_GET_NEXT_BROKER_ID
+        | CONTROLLER_APPLY_BROKER_ID
+        | BROKER_CLOSE_CHANNEL_REQUEST
+        | CHECK_NOT_ACTIVE_BROKER_REQUEST
+        | GET_BROKER_LIVE_INFO_REQUEST
+        | GET_SYNC_STATE_DATA_REQUEST
+        | RAFT_BROKER_HEART_BEAT_EVENT_REQUEST
+        | UPDATE_COLD_DATA_FLOW_CTR_CONFIG
+        | REMOVE_COLD_DATA_FLOW_CTR_CONFIG
+        | GET_COLD_DATA_FLOW_CTR_INFO
+        | SET_COMMITLOG_READ_MODE
+        | AUTH_CREATE_USER
+        | AUTH_UPDATE_USER
+        | AUTH_DELETE_USER
+        | AUTH_GET_USER
+        | AUTH_LIST_USER
+        | AUTH_CREATE_ACL
+        | AUTH_UPDATE_ACL
+        | AUTH_DELETE_ACL
+        | AUTH_GET_ACL
+        | AUTH_LIST_ACL
+        | POP_MESSAGE
+        | ACK_MESSAGE
+        | PEEK_MESSAGE
+        | CHANGE_MESSAGE_INVISIBLETIME
+        | NOTIFICATION
+        | POLLING_INFO
+        | POP_ROLLBACK
+        | BATCH_ACK_MESSAGE => Err(BrokerError::NotSupported(request.code)),
     }
 }

@@ -27,6 +27,7 @@ pub use config::BrokerConfig;
 
 use crate::server::{self, ServerConfig, ServerHandle};
 use client_registry::ClientRegistry;
+use error::{BrokerError, StartError};
 use long_polling::PullRequestHoldService;
 use metadata::groups::SubscriptionGroupManager;
 use metadata::offsets::ConsumerOffsetManager;
@@ -134,12 +135,12 @@ impl BrokerContext {
 
     /// UPDATE_BROKER_CONFIG: values are checked like the config file's; `brokerPermission`
     /// applies at once, the rest is recorded and reported (most keys need a restart, as in Java).
-    pub fn update_config(&self, pairs: &[(String, String)]) -> Result<(), String> {
+    pub fn update_config(&self, pairs: &[(String, String)]) -> Result<(), BrokerError> {
         let mut probe_broker = self.config.clone();
         let mut probe_store = self.store.config().clone();
         for (k, v) in pairs {
-            let for_broker = probe_broker.set(k, v).map_err(|e| e.to_string())?;
-            let known = probe_store.set(k, v).map_err(|e| e.to_string())? || for_broker;
+            let for_broker = probe_broker.set(k, v)?;
+            let known = probe_store.set(k, v)? || for_broker;
             if !known {
                 tracing::warn!(key = %k, "UPDATE_BROKER_CONFIG: unknown key recorded");
             }
@@ -171,15 +172,12 @@ impl BrokerController {
     pub async fn start(
         mut config: BrokerConfig,
         store_config: MessageStoreConfig,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, StartError> {
         if config.listen_port == 0 {
             config.listen_port = free_port(&config.bind_address)?;
         }
         let store_host = resolve(&config.broker_ip1, config.listen_port)?;
-        let store = tokio::task::spawn_blocking(move || MessageStore::open(store_config))
-            .await
-            .map_err(|e| format!("store start-up panicked: {e}"))?
-            .map_err(|e| format!("cannot open the message store: {e}"))?;
+        let store = tokio::task::spawn_blocking(move || MessageStore::open(store_config)).await??;
         let store = Arc::new(store);
         let paths = store.paths();
         let topics = TopicConfigManager::load(&config, paths.topics_json())?;
@@ -238,7 +236,7 @@ impl BrokerController {
         })
     }
 
-    async fn serve(ctx: &Arc<BrokerContext>) -> Result<ServerHandle, String> {
+    async fn serve(ctx: &Arc<BrokerContext>) -> Result<ServerHandle, StartError> {
         let c = &ctx.config;
         let bind = resolve(&c.bind_address, c.listen_port)?;
         let mut server_config = ServerConfig::new(bind);
@@ -247,12 +245,13 @@ impl BrokerController {
         server_config.max_connections = c.server_max_connections;
         server_config.max_in_flight = c.server_max_in_flight;
         let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });
-        let server = server::serve(server_config, handler).await.map_err(|e| {
-            format!(
-                "cannot listen on {bind}: {e} (is another broker using listenPort {}?)",
-                c.listen_port
-            )
-        })?;
+        let server = server::serve(server_config, handler)
+            .await
+            .map_err(|source| StartError::Listen {
+                bind,
+                port: c.listen_port,
+                source,
+            })?;
         tracing::info!(addr = %server.local_addr, store_host = %ctx.store_host, "broker listening");
         Ok(server)
     }
@@ -379,18 +378,21 @@ fn registered_view(
     t
 }
 
-fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
-    (host, port)
-        .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve {host}:{port}: {e}"))?
-        .next()
-        .ok_or_else(|| format!("no address for {host}:{port}"))
+fn resolve(host: &str, port: u16) -> Result<SocketAddr, StartError> {
+    let (host, port) = (host.to_string(), port);
+    match (host.as_str(), port).to_socket_addrs() {
+        Ok(mut addrs) => addrs.next().ok_or(StartError::NoAddress { host, port }),
+        Err(source) => Err(StartError::Resolve { host, port, source }),
+    }
 }
 
-fn free_port(bind: &str) -> Result<u16, String> {
-    let l = std::net::TcpListener::bind((bind, 0))
-        .map_err(|e| format!("cannot find a free port: {e}"))?;
-    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+fn free_port(bind: &str) -> Result<u16, StartError> {
+    let free = |source| StartError::FreePort {
+        bind: bind.to_string(),
+        source,
+    };
+    let l = std::net::TcpListener::bind((bind, 0)).map_err(free)?;
+    l.local_addr().map(|a| a.port()).map_err(free)
 }
 
 pub fn now_millis() -> i64 {

@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::broker::metadata::MetadataError;
 use crate::common::message::{
     PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC, PROPERTY_TAGS,
 };
@@ -109,11 +110,11 @@ pub struct ScheduleMessageService {
 
 impl ScheduleMessageService {
     /// Loads `delayOffset.json` (or its `.bak`) and corrects offsets outside each queue's range.
-    pub fn load(store: Arc<MessageStore>) -> Result<Self, String> {
+    pub fn load(store: Arc<MessageStore>) -> Result<Self, MetadataError> {
         let path = store.paths().delay_offset_json();
         let levels = store.config().delay_levels_ms();
         let state: DelayOffsetWrapper = config_files::load_typed(&path)
-            .map_err(|e| format!("cannot load {}: {e}", path.display()))?
+            .map_err(|e| MetadataError::unreadable(&path, "delayOffset.json", e))?
             .unwrap_or_default();
         let s = Self {
             store,
@@ -220,9 +221,10 @@ impl ScheduleMessageService {
     }
 
     /// Writes `delayOffset.json` (temp, fsync, rename, `.bak`).
-    pub fn persist(&self) -> Result<(), String> {
+    pub fn persist(&self) -> Result<(), MetadataError> {
         let snapshot = self.state.lock().clone();
-        config_files::persist_typed(&self.path, &snapshot).map_err(|e| e.to_string())
+        config_files::persist_typed(&self.path, &snapshot)
+            .map_err(|e| MetadataError::persist(&self.path, e))
     }
 
     fn offset_of(&self, level: i32) -> i64 {

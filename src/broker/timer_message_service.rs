@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::schedule_message_service::{record_to_input, with_record};
+use crate::broker::metadata::MetadataError;
 use crate::common::message::{
     PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
     PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
@@ -167,13 +168,13 @@ pub struct TimerMessageService {
 
 impl TimerMessageService {
     /// Rebuilds the pending timers from the timer queue (see the module doc).
-    pub fn load(store: Arc<MessageStore>) -> Result<Self, String> {
+    pub fn load(store: Arc<MessageStore>) -> Result<Self, MetadataError> {
         let config_dir = store.paths().config_dir();
         let path = config_dir.join("rmqdTimer.json");
         let min = store.min_offset_in_queue(TIMER_TOPIC, 0);
         let max = store.max_offset_in_queue(TIMER_TOPIC, 0);
         let progress: Progress = match config_files::load_typed(&path)
-            .map_err(|e| format!("cannot load {}: {e}", path.display()))?
+            .map_err(|e| MetadataError::unreadable(&path, "rmqdTimer.json", e))?
         {
             Some(p) => p,
             None => {

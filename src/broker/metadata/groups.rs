@@ -8,6 +8,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use super::persist::JsonFile;
+use super::MetadataError;
 use crate::broker::error::BrokerError;
 use crate::common::topic::is_system_group;
 use crate::remoting::body::data_version::DataVersion;
@@ -38,7 +39,7 @@ pub struct SubscriptionGroupManager {
 }
 
 impl SubscriptionGroupManager {
-    pub fn load(path: PathBuf, auto_create: bool) -> Result<Self, String> {
+    pub fn load(path: PathBuf, auto_create: bool) -> Result<Self, MetadataError> {
         let mut table = BTreeMap::new();
         for g in SYSTEM_GROUPS {
             let mut c = SubscriptionGroupConfig::new(g);
@@ -54,13 +55,9 @@ impl SubscriptionGroupManager {
         let file = JsonFile::new(path);
         let mut forbidden = BTreeMap::new();
         let mut data_version = DataVersion::default();
-        if let Some(text) = file.load()? {
-            let w = SubscriptionGroupWrapper::decode(text.as_bytes()).map_err(|e| {
-                format!(
-                    "{}: not a subscriptionGroup.json the broker can read: {e}",
-                    file.path().display()
-                )
-            })?;
+        if let Some(text) = file.load() {
+            let w = SubscriptionGroupWrapper::decode(text.as_bytes())
+                .map_err(|e| MetadataError::unreadable(file.path(), "subscriptionGroup.json", e))?;
             for (name, mut c) in w.subscription_group_table {
                 if c.group_name.is_empty() {
                     c.group_name = name.clone();
@@ -99,8 +96,7 @@ impl SubscriptionGroupManager {
                 remark,
             ));
         }
-        self.update(SubscriptionGroupConfig::new(group))
-            .map_err(|e| BrokerError::refused(ResponseCode::SYSTEM_ERROR, e))?;
+        self.update(SubscriptionGroupConfig::new(group))?;
         Ok(self.find(group).expect("just created"))
     }
 
@@ -108,14 +104,14 @@ impl SubscriptionGroupManager {
         self.table.read().values().cloned().collect()
     }
 
-    pub fn update(&self, config: SubscriptionGroupConfig) -> Result<(), String> {
+    pub fn update(&self, config: SubscriptionGroupConfig) -> Result<(), MetadataError> {
         self.table
             .write()
             .insert(config.group_name.clone(), Arc::new(config));
         self.changed()
     }
 
-    pub fn delete(&self, group: &str) -> Result<bool, String> {
+    pub fn delete(&self, group: &str) -> Result<bool, MetadataError> {
         let removed = self.table.write().remove(group).is_some();
         self.forbidden.write().remove(group);
         if removed {
@@ -128,7 +124,7 @@ impl SubscriptionGroupManager {
         *self.data_version.lock()
     }
 
-    fn changed(&self) -> Result<(), String> {
+    fn changed(&self) -> Result<(), MetadataError> {
         self.data_version.lock().next_version();
         self.persist()
     }
@@ -147,7 +143,7 @@ impl SubscriptionGroupManager {
         }
     }
 
-    pub fn persist(&self) -> Result<(), String> {
+    pub fn persist(&self) -> Result<(), MetadataError> {
         self.file
             .persist(|| config_files::to_fastjson_pretty(&self.wrapper()))
     }

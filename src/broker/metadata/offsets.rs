@@ -9,6 +9,7 @@ use dashmap::DashMap;
 use parking_lot::Mutex;
 
 use super::persist::JsonFile;
+use super::MetadataError;
 use crate::common::data_version::DataVersion;
 use crate::store::config_files::{self, ConsumerOffsetWrapper};
 
@@ -28,12 +29,12 @@ pub struct ConsumerOffsetManager {
 
 impl ConsumerOffsetManager {
     /// Loads `consumerOffset.json` (or its `.bak`); fastjson's unquoted integer keys are accepted.
-    pub fn load(path: PathBuf) -> Result<Self, String> {
+    pub fn load(path: PathBuf) -> Result<Self, MetadataError> {
         let file = JsonFile::new(path);
         let table = DashMap::new();
-        if let Some(text) = file.load()? {
-            for (k, queues) in
-                parse_offset_table(&text).map_err(|e| format!("{}: {e}", file.path().display()))?
+        if let Some(text) = file.load() {
+            for (k, queues) in parse_offset_table(&text)
+                .map_err(|e| MetadataError::unreadable(file.path(), "consumerOffset.json", e))?
             {
                 table.insert(k, queues);
             }
@@ -133,7 +134,7 @@ impl ConsumerOffsetManager {
     }
 
     /// Writes `consumerOffset.json` when something changed since the last write.
-    pub fn persist(&self) -> Result<(), String> {
+    pub fn persist(&self) -> Result<(), MetadataError> {
         {
             let mut dirty = self.dirty.lock();
             if !*dirty {
@@ -167,9 +168,10 @@ impl ConsumerOffsetManager {
 }
 
 /// Reads `offsetTable` from consumerOffset.json text, with or without quoted integer keys.
-pub fn parse_offset_table(text: &str) -> Result<HashMap<String, HashMap<i32, i64>>, String> {
-    let w: ConsumerOffsetWrapper =
-        config_files::from_fastjson(text).map_err(|e| format!("bad JSON: {e}"))?;
+pub fn parse_offset_table(
+    text: &str,
+) -> Result<HashMap<String, HashMap<i32, i64>>, serde_json::Error> {
+    let w: ConsumerOffsetWrapper = config_files::from_fastjson(text)?;
     Ok(w.offset_table
         .into_iter()
         .map(|(k, m)| (k, m.into_iter().collect()))

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 
+use super::MetadataError;
 use crate::store::config_files;
 
 pub struct JsonFile {
@@ -28,13 +29,14 @@ impl JsonFile {
     }
 
     /// The file's text, or its `.bak`; `None` when neither has content.
-    pub fn load(&self) -> Result<Option<String>, String> {
-        Ok(config_files::load(&self.path))
+    pub fn load(&self) -> Option<String> {
+        config_files::load(&self.path)
     }
 
     /// Writes the text `snapshot` returns, taken while holding the file's write lock.
-    pub fn persist(&self, snapshot: impl FnOnce() -> String) -> Result<(), String> {
+    pub fn persist(&self, snapshot: impl FnOnce() -> String) -> Result<(), MetadataError> {
         let _one_writer = self.write.lock();
-        config_files::persist(&self.path, &snapshot()).map_err(|e| e.to_string())
+        config_files::persist(&self.path, &snapshot())
+            .map_err(|e| MetadataError::persist(&self.path, e))
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use super::persist::JsonFile;
+use super::MetadataError;
 use crate::broker::config::BrokerConfig;
 use crate::common::topic::{TopicConfig, PERM_INHERIT, PERM_READ, PERM_WRITE};
 use crate::remoting::body::data_version::DataVersion;
@@ -26,21 +27,16 @@ pub struct TopicConfigManager {
 
 impl TopicConfigManager {
     /// Builds the system topics for `config`, then loads `topics.json` (or its `.bak`) over them.
-    pub fn load(config: &BrokerConfig, path: PathBuf) -> Result<Self, String> {
+    pub fn load(config: &BrokerConfig, path: PathBuf) -> Result<Self, MetadataError> {
         let mut table = BTreeMap::new();
         for t in system_topics(config) {
             table.insert(t.topic_name.clone(), Arc::new(t));
         }
         let file = JsonFile::new(path);
         let mut data_version = DataVersion::default();
-        if let Some(text) = file.load()? {
-            let wrapper: TopicConfigSerializeWrapper =
-                serde_json::from_str(&text).map_err(|e| {
-                    format!(
-                        "{}: not a topics.json the broker can read: {e}",
-                        file.path().display()
-                    )
-                })?;
+        if let Some(text) = file.load() {
+            let wrapper: TopicConfigSerializeWrapper = serde_json::from_str(&text)
+                .map_err(|e| MetadataError::unreadable(file.path(), "topics.json", e))?;
             for (name, mut tc) in wrapper.topic_config_table {
                 if tc.topic_name.is_empty() {
                     tc.topic_name = name.clone();
@@ -77,7 +73,7 @@ impl TopicConfigManager {
     }
 
     /// Creates or replaces a topic, bumps the data version and persists.
-    pub fn update(&self, tc: TopicConfig) -> Result<(), String> {
+    pub fn update(&self, tc: TopicConfig) -> Result<(), MetadataError> {
         self.table
             .write()
             .insert(tc.topic_name.clone(), Arc::new(tc));
@@ -85,7 +81,7 @@ impl TopicConfigManager {
     }
 
     /// Removes a topic; false when it did not exist.
-    pub fn delete(&self, topic: &str) -> Result<bool, String> {
+    pub fn delete(&self, topic: &str) -> Result<bool, MetadataError> {
         let removed = self.table.write().remove(topic).is_some();
         if removed {
             self.changed()?;
@@ -101,7 +97,7 @@ impl TopicConfigManager {
         template: &str,
         client_queue_nums: i32,
         topic_sys_flag: i32,
-    ) -> Result<Option<Arc<TopicConfig>>, String> {
+    ) -> Result<Option<Arc<TopicConfig>>, MetadataError> {
         if let Some(existing) = self.select(topic) {
             return Ok(Some(existing));
         }
@@ -126,7 +122,7 @@ impl TopicConfigManager {
         queue_nums: i32,
         perm: i32,
         sys_flag: i32,
-    ) -> Result<Arc<TopicConfig>, String> {
+    ) -> Result<Arc<TopicConfig>, MetadataError> {
         if let Some(existing) = self.select(topic) {
             return Ok(existing);
         }
@@ -136,13 +132,13 @@ impl TopicConfigManager {
         Ok(self.select(topic).expect("just inserted"))
     }
 
-    fn changed(&self) -> Result<(), String> {
+    fn changed(&self) -> Result<(), MetadataError> {
         self.data_version.lock().next_version();
         self.persist()
     }
 
     /// Writes `topics.json` in the shape the Java broker reads.
-    pub fn persist(&self) -> Result<(), String> {
+    pub fn persist(&self) -> Result<(), MetadataError> {
         // the file holds no mapping fields (Java's TopicConfigManager.encode)
         self.file.persist(|| {
             let wrapper = config_files::types::TopicConfigSerializeWrapper {

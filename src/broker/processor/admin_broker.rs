@@ -2,26 +2,38 @@
 //! UPDATE_BROKER_CONFIG (25), GET_BROKER_RUNTIME_INFO (28), CLEAN_EXPIRED_CONSUMEQUEUE (306),
 //! DELETE_EXPIRED_COMMITLOG (329), QUERY_CONSUME_QUEUE (321).
 
-use super::{ok, read_header};
+use std::sync::Arc;
+
+use super::{ok, read_header, ProcessorResult};
+use crate::broker::error::BrokerError;
 use crate::broker::BrokerContext;
 use crate::common::java_properties;
 use crate::remoting::body::kv_table::KVTable;
 use crate::remoting::body::query_consume_queue::{ConsumeQueueData, QueryConsumeQueueResponseBody};
 use crate::remoting::header::query_consume_queue::QueryConsumeQueueRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 
 /// Keys UPDATE_BROKER_CONFIG may not touch (Java's default `configBlackList`).
 const CONFIG_BLACK_LIST: [&str; 2] = ["configBlackList", "brokerConfigPath"];
 
-pub fn get_broker_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_broker_config(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
     let text = java_properties::write(&ctx.all_config_pairs());
     let mut r = ok(request).with_body(text.into_bytes());
     let version = serde_json::to_string(&ctx.topics.data_version()).unwrap_or_default();
     r.ext_mut().insert("version", version);
-    r
+    Ok(r)
 }
 
-pub fn update_broker_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn update_broker_config(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
     let text = String::from_utf8_lossy(&request.body.to_bytes()).into_owned();
     let pairs = java_properties::parse(&text);
     if let Some((k, _)) = pairs
@@ -29,19 +41,17 @@ pub fn update_broker_config(ctx: &BrokerContext, request: &RemotingCommand) -> R
         .find(|(k, _)| CONFIG_BLACK_LIST.contains(&k.as_str()))
     {
         let remark = format!("Can not update config in black list: {k}");
-        return RemotingCommand::response_to(
-            request,
-            ResponseCode::NO_PERMISSION.code(),
-            Some(remark),
-        );
+        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
     }
-    match ctx.update_config(&pairs) {
-        Ok(()) => ok(request),
-        Err(e) => RemotingCommand::response_to(request, ResponseCode::SYSTEM_ERROR.code(), Some(e)),
-    }
+    ctx.update_config(&pairs)?;
+    Ok(ok(request))
 }
 
-pub fn get_broker_runtime_info(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_broker_runtime_info(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
     let mut table = KVTable::default();
     let mut put = |k: &str, v: String| {
         table.table.insert(k.to_string(), v);
@@ -106,49 +116,40 @@ pub fn get_broker_runtime_info(ctx: &BrokerContext, request: &RemotingCommand) -
     }
     put("timerEnqueueTps", "0.0".into());
     put("timerDequeueTps", "0.0".into());
-    ok(request).with_body(table.encode())
+    Ok(ok(request).with_body(table.encode()))
 }
 
 pub fn clean_expired_consume_queue(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    match ctx.store.clean_expired_consume_queue() {
-        Ok(n) => {
-            tracing::info!(removed = n, "CLEAN_EXPIRED_CONSUMEQUEUE");
-            ok(request)
-        }
-        Err(e) => RemotingCommand::response_to(
-            request,
-            ResponseCode::SYSTEM_ERROR.code(),
-            Some(e.to_string()),
-        ),
-    }
+) -> ProcessorResult {
+    let removed = ctx.store.clean_expired_consume_queue()?;
+    tracing::info!(removed, "CLEAN_EXPIRED_CONSUMEQUEUE");
+    Ok(ok(request))
 }
 
 pub fn delete_expired_commit_log(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
+) -> ProcessorResult {
     ctx.store.execute_delete_files_manually();
-    ok(request)
+    Ok(ok(request))
 }
 
-pub fn query_consume_queue(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: QueryConsumeQueueRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn query_consume_queue(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: QueryConsumeQueueRequestHeader = read_header(request)?;
     let Some(units) = ctx
         .store
         .consume_queue_units(&h.topic, h.queue_id, h.index, h.count.max(0))
     else {
         let remark = format!("{}-{} is not exist!", h.topic, h.queue_id);
-        return RemotingCommand::response_to(
-            request,
-            ResponseCode::SYSTEM_ERROR.code(),
-            Some(remark),
-        );
+        return Err(BrokerError::system(remark));
     };
     let body = QueryConsumeQueueResponseBody {
         filter_data: None,
@@ -165,5 +166,5 @@ pub fn query_consume_queue(ctx: &BrokerContext, request: &RemotingCommand) -> Re
             .collect(),
         subscription_data: None,
     };
-    ok(request).with_body(body.encode())
+    Ok(ok(request).with_body(body.encode()))
 }

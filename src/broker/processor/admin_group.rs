@@ -5,10 +5,12 @@
 //! and the admin→client relays GET_CONSUMER_RUNNING_INFO (307) and CONSUME_MESSAGE_DIRECTLY (309).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
-use super::{ok, read_header, reply};
+use super::{ok, read_header, ProcessorResult};
 use crate::broker::client_registry::ClientChannel;
+use crate::broker::error::BrokerError;
 use crate::broker::BrokerContext;
 use crate::common::msg_id::decode_msg_id;
 use crate::common::topic::{validate_group, MessageQueue};
@@ -25,6 +27,7 @@ use crate::remoting::header::get_consumer_running_info::GetConsumerRunningInfoRe
 use crate::remoting::header::get_producer_connection_list::GetProducerConnectionListRequestHeader;
 use crate::remoting::header::reset_offset::ResetOffsetRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 use crate::store::get::BoundaryType;
 
 /// How long a relayed admin request waits for the client.
@@ -32,69 +35,63 @@ const RELAY_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub fn update_and_create_subscription_group(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let config = match SubscriptionGroupConfig::decode(&request.body.to_bytes()) {
-        Ok(c) => c,
-        Err(e) => return reply(request, ResponseCode::SYSTEM_ERROR, e.to_string()),
-    };
-    if let Err(e) = validate_group(&config.group_name) {
-        return reply(request, ResponseCode::INVALID_PARAMETER, e.to_string());
-    }
-    match ctx.groups.update(config) {
-        Ok(()) => ok(request),
-        Err(e) => reply(request, ResponseCode::SYSTEM_ERROR, e),
-    }
+) -> ProcessorResult {
+    let config = SubscriptionGroupConfig::decode(&request.body.to_bytes())
+        .map_err(|e| BrokerError::system(e.to_string()))?;
+    validate_group(&config.group_name)
+        .map_err(|e| BrokerError::refused(ResponseCode::INVALID_PARAMETER, e.to_string()))?;
+    ctx.groups.update(config)?;
+    Ok(ok(request))
 }
 
 pub fn get_all_subscription_group_config(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
+) -> ProcessorResult {
     let wrapper = ctx.groups.wrapper();
     let total = wrapper.subscription_group_table.len();
     let mut r = ok(request).with_body(wrapper.encode());
     r.ext_mut().insert("totalGroupNum", total.to_string());
-    r
+    Ok(r)
 }
 
 pub fn get_subscription_group_config(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
+) -> ProcessorResult {
     let group = request.ext("group").unwrap_or_default().to_string();
     match ctx.groups.find(&group) {
-        Some(c) => ok(request).with_body(c.encode()),
-        None => reply(
-            request,
+        Some(c) => Ok(ok(request).with_body(c.encode())),
+        None => Err(BrokerError::refused(
             ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
             format!("No group in this broker. group: {group}"),
-        ),
+        )),
     }
 }
 
 pub fn delete_subscription_group(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let h: DeleteSubscriptionGroupRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
-    if let Err(e) = ctx.groups.delete(&h.group_name) {
-        return reply(request, ResponseCode::SYSTEM_ERROR, e);
-    }
+) -> ProcessorResult {
+    let h: DeleteSubscriptionGroupRequestHeader = read_header(request)?;
+    ctx.groups.delete(&h.group_name)?;
     if h.clean_offset {
         ctx.offsets.remove_group(&h.group_name);
     }
-    ok(request)
+    Ok(ok(request))
 }
 
-pub fn get_consume_stats(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: GetConsumeStatsRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn get_consume_stats(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: GetConsumeStatsRequestHeader = read_header(request)?;
     let group = &h.consumer_group;
     let topics: Vec<String> = match (&h.topic, &h.topic_list) {
         (Some(t), _) if !t.is_empty() => vec![t.clone()],
@@ -136,7 +133,7 @@ pub fn get_consume_stats(ctx: &BrokerContext, request: &RemotingCommand) -> Remo
             stats.offset_table.insert(mq, w);
         }
     }
-    ok(request).with_body(stats.encode())
+    Ok(ok(request).with_body(stats.encode()))
 }
 
 fn connection_body(c: &ClientChannel) -> ConnectionBody {
@@ -150,18 +147,15 @@ fn connection_body(c: &ClientChannel) -> ConnectionBody {
 
 pub fn get_consumer_connection_list(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let h: GetConsumerConnectionListRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+) -> ProcessorResult {
+    let h: GetConsumerConnectionListRequestHeader = read_header(request)?;
     let Some(g) = ctx.clients.consumer_group(&h.consumer_group) else {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::CONSUMER_NOT_ONLINE,
             format!("the consumer group[{}] not online", h.consumer_group),
-        );
+        ));
     };
     let body = ConsumerConnection {
         connection_set: g.channels.values().map(connection_body).collect(),
@@ -174,60 +168,53 @@ pub fn get_consumer_connection_list(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
     };
-    ok(request).with_body(body.encode())
+    Ok(ok(request).with_body(body.encode()))
 }
 
 pub fn get_producer_connection_list(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let h: GetProducerConnectionListRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+) -> ProcessorResult {
+    let h: GetProducerConnectionListRequestHeader = read_header(request)?;
     let channels = ctx.clients.producer_channels(&h.producer_group);
     if channels.is_empty() {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::SYSTEM_ERROR,
             format!("the producer group[{}] not exist", h.producer_group),
-        );
+        ));
     }
     let body = ProducerConnection {
         connection_set: channels.iter().map(connection_body).collect(),
     };
-    ok(request).with_body(body.encode())
+    Ok(ok(request).with_body(body.encode()))
 }
 
 /// Server-side reset (5.x default): compute each queue's target, remember it for the next pull
 /// (which answers PULL_OFFSET_MOVED), and return the table.
 pub fn invoke_broker_to_reset_offset(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let h: ResetOffsetRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+) -> ProcessorResult {
+    let h: ResetOffsetRequestHeader = read_header(request)?;
     let Some(tc) = ctx.topics.select(&h.topic) else {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::TOPIC_NOT_EXIST,
             format!(
                 "[reset-offset] reset offset failed, no topic in this broker. topic={}",
                 h.topic
             ),
-        );
+        ));
     };
     if ctx.groups.find(&h.group).is_none() {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
             format!(
                 "[reset-offset] reset offset failed, no group in this broker. group={}",
                 h.group
             ),
-        );
+        ));
     }
     let queues: Vec<i32> = if h.queue_id >= 0 {
         vec![h.queue_id]
@@ -253,39 +240,34 @@ pub fn invoke_broker_to_reset_offset(
     }
     ctx.offsets.request_reset(&h.group, &h.topic, &targets);
     ctx.pull_hold.release_all();
-    ok(request).with_body(body.encode())
+    Ok(ok(request).with_body(body.encode()))
 }
 
 pub async fn get_consumer_running_info(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let h: GetConsumerRunningInfoRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+) -> ProcessorResult {
+    let h: GetConsumerRunningInfoRequestHeader = read_header(request)?;
     relay(ctx, request, &h.consumer_group, &h.client_id, None).await
 }
 
 pub async fn consume_message_directly(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let h: ConsumeMessageDirectlyResultRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+) -> ProcessorResult {
+    let h: ConsumeMessageDirectlyResultRequestHeader = read_header(request)?;
     let record = h
         .msg_id
         .as_deref()
         .and_then(|id| decode_msg_id(id).ok())
         .and_then(|id| ctx.store.lookup_message_by_offset(id.commit_log_offset));
     let Some(record) = record else {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::SYSTEM_ERROR,
             format!("can not find message by msgId {:?}", h.msg_id),
-        );
+        ));
     };
     relay(
         ctx,
@@ -304,13 +286,12 @@ async fn relay(
     group: &str,
     client_id: &str,
     body: Option<bytes::Bytes>,
-) -> RemotingCommand {
+) -> ProcessorResult {
     let Some(channel) = ctx.clients.find_consumer_channel(group, client_id) else {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::SYSTEM_ERROR,
             format!("The Consumer <{client_id}> <{group}> not online"),
-        );
+        ));
     };
     let mut forward = RemotingCommand::request(request.code);
     forward.ext_fields = request.ext_fields.clone();
@@ -324,12 +305,11 @@ async fn relay(
         Ok(mut answer) => {
             answer.opaque = request.opaque;
             answer.flag = crate::remoting::command::FLAG_RESPONSE;
-            answer
+            Ok(answer)
         }
-        Err(e) => reply(
-            request,
+        Err(e) => Err(BrokerError::refused(
             ResponseCode::CONSUME_MSG_TIMEOUT,
             format!("consumer <{client_id}> <{group}> gave no answer: {e}"),
-        ),
+        )),
     }
 }

@@ -4,8 +4,10 @@
 //! QUERY_TOPIC_CONSUME_BY_WHO (300).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
-use super::{ok, read_header, reply, success_with};
+use super::{ok, read_header, success_with, ProcessorResult};
+use crate::broker::error::BrokerError;
 use crate::broker::BrokerContext;
 use crate::common::topic::{self, MessageQueue, TopicConfig};
 use crate::remoting::body::group_list::GroupList;
@@ -20,28 +22,32 @@ use crate::remoting::header::get_topic_config::GetTopicConfigRequestHeader;
 use crate::remoting::header::get_topic_stats_info::GetTopicStatsInfoRequestHeader;
 use crate::remoting::header::query_topic_consume_by_who::QueryTopicConsumeByWhoRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 
-pub fn update_and_create_topic(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: CreateTopicRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn update_and_create_topic(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: CreateTopicRequestHeader = read_header(request)?;
     if let Err(e) = topic::validate_topic(&h.topic) {
-        return reply(request, ResponseCode::INVALID_PARAMETER, e.to_string());
+        return Err(BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            e.to_string(),
+        ));
     }
     if ctx.is_system_topic(&h.topic) {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::INVALID_PARAMETER,
             format!("The topic[{}] is conflict with system topic.", h.topic),
-        );
+        ));
     }
     if !matches!(h.topic_filter_type.as_str(), "SINGLE_TAG" | "MULTI_TAG") {
         let remark = format!(
             "No enum constant org.apache.rocketmq.common.TopicFilterType.{}",
             h.topic_filter_type
         );
-        return reply(request, ResponseCode::SYSTEM_ERROR, remark);
+        return Err(BrokerError::system(remark));
     }
     let mut tc = TopicConfig::new(&h.topic, h.read_queue_nums, h.write_queue_nums, h.perm);
     tc.topic_filter_type = h.topic_filter_type.clone();
@@ -50,68 +56,69 @@ pub fn update_and_create_topic(ctx: &BrokerContext, request: &RemotingCommand) -
     if let Some(existing) = ctx.topics.select(&h.topic) {
         tc.attributes = existing.attributes.clone();
     }
-    if let Err(e) = apply_attributes(&mut tc, h.attributes.as_deref().unwrap_or("")) {
-        return reply(request, ResponseCode::INVALID_PARAMETER, e);
-    }
-    if let Err(e) = ctx.topics.update(tc) {
-        return reply(request, ResponseCode::SYSTEM_ERROR, e);
-    }
+    apply_attributes(&mut tc, h.attributes.as_deref().unwrap_or(""))?;
+    ctx.topics.update(tc)?;
     ctx.register_to_namesrv_soon();
-    ok(request)
+    Ok(ok(request))
 }
 
 /// Applies `+key=value,-key` attribute edits as Java's `AttributeParser` reads them.
-fn apply_attributes(tc: &mut TopicConfig, spec: &str) -> Result<(), String> {
+fn apply_attributes(tc: &mut TopicConfig, spec: &str) -> Result<(), BrokerError> {
+    let bad = |part: &str, what: &str| {
+        BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            format!("bad attribute {part:?}: {what}"),
+        )
+    };
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         if let Some(kv) = part.strip_prefix('+') {
             let (k, v) = kv
                 .split_once('=')
-                .ok_or_else(|| format!("bad attribute {part:?}: expected +key=value"))?;
+                .ok_or_else(|| bad(part, "expected +key=value"))?;
             tc.attributes.insert(k.to_string(), v.to_string());
         } else if let Some(k) = part.strip_prefix('-') {
             tc.attributes.remove(k);
         } else {
-            return Err(format!("bad attribute {part:?}: must start with + or -"));
+            return Err(bad(part, "must start with + or -"));
         }
     }
     Ok(())
 }
 
-pub fn delete_topic_in_broker(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: DeleteTopicRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn delete_topic_in_broker(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: DeleteTopicRequestHeader = read_header(request)?;
     if h.topic.trim().is_empty() {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::INVALID_PARAMETER,
             "The specified topic is blank.",
-        );
+        ));
     }
     if ctx.is_system_topic(&h.topic) {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::INVALID_PARAMETER,
             format!("The topic[{}] is conflict with system topic.", h.topic),
-        );
+        ));
     }
-    if let Err(e) = ctx.topics.delete(&h.topic) {
-        return reply(request, ResponseCode::SYSTEM_ERROR, e);
-    }
+    ctx.topics.delete(&h.topic)?;
     ctx.offsets.remove_topic(&h.topic);
     if let Err(e) = ctx.store.delete_topics(&[h.topic.as_str()]) {
-        return reply(
-            request,
-            ResponseCode::SYSTEM_ERROR,
-            format!("topic config deleted, but its queues could not be: {e}"),
-        );
+        return Err(BrokerError::system(format!(
+            "topic config deleted, but its queues could not be: {e}"
+        )));
     }
     ctx.register_to_namesrv_soon();
-    ok(request)
+    Ok(ok(request))
 }
 
-pub fn get_all_topic_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn get_all_topic_config(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
     let topics = ctx.topics.all();
     let wrapper = TopicConfigAndMappingSerializeWrapper {
         data_version: serde_json::to_value(ctx.topics.data_version()).unwrap_or_default(),
@@ -128,41 +135,41 @@ pub fn get_all_topic_config(ctx: &BrokerContext, request: &RemotingCommand) -> R
     let header = GetAllTopicConfigResponseHeader {
         total_topic_num: Some(topics.len() as i32),
     };
-    success_with(request, header).with_body(wrapper.encode())
+    Ok(success_with(request, header).with_body(wrapper.encode()))
 }
 
-pub fn get_topic_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: GetTopicConfigRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn get_topic_config(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: GetTopicConfigRequestHeader = read_header(request)?;
     match ctx.topics.select(&h.topic) {
         Some(tc) => {
             let body = TopicConfigAndQueueMapping {
                 topic_config: (*tc).clone(),
                 mapping_detail: None,
             };
-            ok(request).with_body(body.encode())
+            Ok(ok(request).with_body(body.encode()))
         }
-        None => reply(
-            request,
+        None => Err(BrokerError::refused(
             ResponseCode::TOPIC_NOT_EXIST,
             format!("No topic in this broker. topic: {}", h.topic),
-        ),
+        )),
     }
 }
 
-pub fn get_topic_stats_info(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: GetTopicStatsInfoRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn get_topic_stats_info(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: GetTopicStatsInfoRequestHeader = read_header(request)?;
     let Some(tc) = ctx.topics.select(&h.topic) else {
-        return reply(
-            request,
+        return Err(BrokerError::refused(
             ResponseCode::TOPIC_NOT_EXIST,
             format!("topic[{}] not exist", h.topic),
-        );
+        ));
     };
     let mut table = TopicStatsTable::default();
     for qid in 0..tc.write_queue_nums.max(tc.read_queue_nums) {
@@ -184,13 +191,14 @@ pub fn get_topic_stats_info(ctx: &BrokerContext, request: &RemotingCommand) -> R
             },
         );
     }
-    ok(request).with_body(table.encode())
+    Ok(ok(request).with_body(table.encode()))
 }
 
 pub fn get_system_topic_list_from_broker(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
+) -> ProcessorResult {
     let topics: BTreeSet<String> = ctx
         .topics
         .names()
@@ -201,21 +209,19 @@ pub fn get_system_topic_list_from_broker(
         broker_addr: None,
         topic_list: topics.into_iter().collect(),
     };
-    ok(request).with_body(body.encode())
+    Ok(ok(request).with_body(body.encode()))
 }
 
 pub fn query_topic_consume_by_who(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let h: QueryTopicConsumeByWhoRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+) -> ProcessorResult {
+    let h: QueryTopicConsumeByWhoRequestHeader = read_header(request)?;
     let mut groups: BTreeSet<String> = ctx.clients.groups_of_topic(&h.topic).into_iter().collect();
     groups.extend(ctx.offsets.groups_of_topic(&h.topic));
     let body = GroupList {
         group_list: groups.into_iter().collect(),
     };
-    ok(request).with_body(body.encode())
+    Ok(ok(request).with_body(body.encode()))
 }

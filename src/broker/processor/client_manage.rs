@@ -1,6 +1,9 @@
 //! HEART_BEAT (34), UNREGISTER_CLIENT (35), CHECK_CLIENT_CONFIG (46): who is connected, in which
 //! groups, subscribed to what.
 
+use std::sync::Arc;
+
+use super::{ok, read_header, ProcessorResult};
 use crate::broker::client_registry::{ClientChannel, ConsumerRegistration};
 use crate::broker::error::BrokerError;
 use crate::broker::BrokerContext;
@@ -10,22 +13,16 @@ use crate::remoting::body::fastjson;
 use crate::remoting::body::heartbeat::HeartbeatData;
 use crate::remoting::body::subscription_data::SubscriptionData;
 use crate::remoting::header::unregister_client::UnregisterClientRequestHeader;
-use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
 
 pub fn heart_beat(
     ctx: &BrokerContext,
-    conn: &std::sync::Arc<Connection>,
+    conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let data = match HeartbeatData::decode(&request.body.to_bytes()) {
-        Ok(d) => d,
-        Err(e) => {
-            return BrokerError::refused(ResponseCode::SYSTEM_ERROR, e.to_string())
-                .into_response(request)
-        }
-    };
+) -> ProcessorResult {
+    let data = HeartbeatData::decode(&request.body.to_bytes())
+        .map_err(|e| BrokerError::system(e.to_string()))?;
     let channel = || ClientChannel {
         conn: conn.clone(),
         client_id: data.client_id.clone(),
@@ -64,55 +61,54 @@ pub fn heart_beat(
         ctx.clients
             .register_producer(&producer.group_name, channel());
     }
-    let mut response = RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None);
+    let mut response = ok(request);
     // rmqd serves the classic heartbeat only; clients keep sending full subscriptions.
     response
         .ext_mut()
         .insert("IS_SUPPORT_HEART_BEAT_V2", "false");
     response.ext_mut().insert("IS_SUB_CHANGE", "true");
-    response
+    Ok(response)
 }
 
 pub fn unregister_client(
     ctx: &BrokerContext,
-    conn: &Connection,
+    conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let ext = request.ext_fields.clone().unwrap_or_default();
-    match UnregisterClientRequestHeader::read_from(&ext) {
-        Ok(h) => {
-            ctx.clients.unregister(
-                conn.id,
-                h.producer_group.as_deref(),
-                h.consumer_group.as_deref(),
-            );
-            RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
-        }
-        Err(e) => BrokerError::from(e).into_response(request),
-    }
+) -> ProcessorResult {
+    let h: UnregisterClientRequestHeader = read_header(request)?;
+    ctx.clients.unregister(
+        conn.id,
+        h.producer_group.as_deref(),
+        h.consumer_group.as_deref(),
+    );
+    Ok(ok(request))
 }
 
 /// CHECK_CLIENT_CONFIG (Java `checkClientConfig`): the consumer asks before subscribing whether
 /// this broker accepts its filter. TAG always; other types only with `enablePropertyFilter`
 /// (else SYSTEM_ERROR), and only when the expression compiles (else SUBSCRIPTION_PARSE_FAILED
 /// with the reason). A body without a subscription is accepted.
-pub fn check_client_config(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
+pub fn check_client_config(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
     let body = request.body.to_bytes();
     let sub = match fastjson::from_slice::<CheckClientRequestBody>(&body) {
         Ok(CheckClientRequestBody {
             subscription_data: Some(sub),
         }) => sub,
-        _ => return RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None),
+        _ => return Ok(ok(request)),
     };
     if sub.is_tag_type() {
-        return RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None);
+        return Ok(ok(request));
     }
     if !ctx.config.enable_property_filter {
         let remark = format!(
             "The broker does not support consumer to filter message by {}",
             sub.expression_type
         );
-        return BrokerError::refused(ResponseCode::SYSTEM_ERROR, remark).into_response(request);
+        return Err(BrokerError::system(remark));
     }
     let compiled = if sub.expression_type == SQL92 {
         SqlFilter::compile_cached(&sub.sub_string).map(|_| ())
@@ -122,11 +118,10 @@ pub fn check_client_config(ctx: &BrokerContext, request: &RemotingCommand) -> Re
             sub.expression_type
         )))
     };
-    match compiled {
-        Ok(()) => RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None),
-        Err(e) => BrokerError::refused(ResponseCode::SUBSCRIPTION_PARSE_FAILED, e.to_string())
-            .into_response(request),
-    }
+    compiled.map_err(|e| {
+        BrokerError::refused(ResponseCode::SUBSCRIPTION_PARSE_FAILED, e.to_string())
+    })?;
+    Ok(ok(request))
 }
 
 /// `CheckClientRequestBody`: `{"clientId":..,"group":..,"subscriptionData":{..}}`; only the

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use super::read_header;
+use super::{ok, read_header, ProcessorResult};
 use crate::broker::error::BrokerError;
 use crate::broker::schedule_message_service::{
     record_to_input, transform_delay_level, with_record,
@@ -20,6 +20,7 @@ use crate::common::properties::Properties;
 use crate::common::topic::{self, is_writeable, TopicConfig, PERM_READ, PERM_WRITE};
 use crate::remoting::header::consumer_send_msg_back::ConsumerSendMsgBackRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 use crate::store::message::{offset_msg_id, MessageInput, PutMessageStatus};
 
 /// Java `MQVersion.Version.V3_4_9.ordinal()`: from this client version on, the header's
@@ -36,16 +37,12 @@ fn refused(code: ResponseCode, remark: impl Into<String>) -> BrokerError {
 
 pub async fn consumer_send_msg_back(
     ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let header = match read_header::<ConsumerSendMsgBackRequestHeader>(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
-    match send_back(ctx, request, &header).await {
-        Ok(()) => RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None),
-        Err(e) => e.into_response(request),
-    }
+) -> ProcessorResult {
+    let header: ConsumerSendMsgBackRequestHeader = read_header(request)?;
+    send_back(ctx, request, &header).await?;
+    Ok(ok(request))
 }
 
 async fn send_back(

@@ -18,15 +18,25 @@ use crate::remoting::header::end_transaction::EndTransactionRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::store::message::{MessageInput, PutMessageStatus};
 
-/// `None`: no response (UNKNOW or an unknown value, as Java answers `null`).
+/// `NoResponse` for UNKNOW or an unknown value, as Java answers `null`.
 pub async fn end_transaction(
+    ctx: &BrokerContext,
+    conn: &std::sync::Arc<crate::server::Connection>,
+    request: &RemotingCommand,
+) -> super::ProcessorResult {
+    end(ctx, conn.peer, request)
+        .await
+        .ok_or(crate::broker::error::BrokerError::NoResponse)
+}
+
+async fn end(
     ctx: &BrokerContext,
     peer: std::net::SocketAddr,
     request: &RemotingCommand,
 ) -> Option<RemotingCommand> {
     let header = match read_header::<EndTransactionRequestHeader>(request) {
         Ok(h) => h,
-        Err(r) => return Some(r),
+        Err(e) => return Some(e.into_response(request)),
     };
     if ctx.config.is_slave() {
         tracing::warn!("message store is slave mode, so end transaction is forbidden");

@@ -5,13 +5,14 @@
 
 use std::sync::Arc;
 
+use super::{read_header, ProcessorResult};
 use crate::broker::error::BrokerError;
 use crate::broker::long_polling::deadline_after;
 use crate::broker::BrokerContext;
 use crate::common::filter::{SqlFilter, SQL92};
 use crate::common::properties::Properties;
 use crate::common::tag::TagFilter;
-use crate::common::topic::{is_readable, TopicConfig};
+use crate::common::topic::is_readable;
 use crate::remoting::body::subscription_data::SubscriptionData;
 use crate::remoting::command::Body;
 use crate::remoting::header::pull_message::{PullMessageRequestHeader, PullMessageResponseHeader};
@@ -25,19 +26,24 @@ const FLAG_COMMIT_OFFSET: i32 = 0x1;
 const FLAG_SUSPEND: i32 = 0x2;
 const FLAG_SUBSCRIPTION: i32 = 0x4;
 
+/// Every answer carries the pull header's offsets, a refusal's too (the Java client unboxes them).
 pub async fn pull_message(
     ctx: &BrokerContext,
-    conn: &Connection,
-    request: RemotingCommand,
-) -> RemotingCommand {
-    let ext = request.ext_fields.clone().unwrap_or_default();
-    let header = match PullMessageRequestHeader::read_from(&ext) {
+    conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let header: PullMessageRequestHeader = match read_header(request) {
         Ok(h) => h,
-        Err(e) => return with_offsets(BrokerError::from(e).into_response(&request), 0, 0, 0),
+        Err(e) => return Ok(with_offsets(e.into_response(request), 0, 0, 0)),
     };
-    match check(ctx, conn, &request, &header) {
-        Ok((tc, filter)) => pull(ctx, &request, &header, &tc, filter).await,
-        Err(response) => with_offsets(response, header.queue_offset, 0, 0),
+    match check(ctx, conn, &header) {
+        Ok(filter) => Ok(pull(ctx, request, &header, filter).await),
+        Err(e) => Ok(with_offsets(
+            e.into_response(request),
+            header.queue_offset,
+            0,
+            0,
+        )),
     }
 }
 
@@ -54,52 +60,46 @@ fn with_offsets(mut response: RemotingCommand, next: i64, min: i64, max: i64) ->
     response
 }
 
-fn refuse(request: &RemotingCommand, code: ResponseCode, remark: String) -> RemotingCommand {
-    BrokerError::refused(code, remark).into_response(request)
-}
-
 /// Permission, group, topic, queue and subscription checks; the filter to pull with.
 fn check(
     ctx: &BrokerContext,
     conn: &Connection,
-    request: &RemotingCommand,
     h: &PullMessageRequestHeader,
-) -> Result<(Arc<TopicConfig>, PullFilter), RemotingCommand> {
+) -> Result<PullFilter, BrokerError> {
     if !is_readable(ctx.broker_permission()) {
         let remark = format!(
             "the broker[{}] pulling message is forbidden",
             ctx.config.broker_ip1
         );
-        return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
+        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
     }
-    let group = ctx
-        .groups
-        .find_or_create(&h.consumer_group)
-        .map_err(|e| e.into_response(request))?;
+    let group = ctx.groups.find_or_create(&h.consumer_group)?;
     if !group.consume_enable {
         let remark = format!("subscription group no permission, {}", h.consumer_group);
-        return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
+        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
     }
     let Some(tc) = ctx.topics.select(&h.topic) else {
         let remark = format!(
             "topic[{}] not exist, apply first please! consumer: {}",
             h.topic, conn.peer
         );
-        return Err(refuse(request, ResponseCode::TOPIC_NOT_EXIST, remark));
+        return Err(BrokerError::refused(ResponseCode::TOPIC_NOT_EXIST, remark));
     };
     if !is_readable(tc.perm) {
         let remark = format!("the topic[{}] pulling message is forbidden", h.topic);
-        return Err(refuse(request, ResponseCode::NO_PERMISSION, remark));
+        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
     }
     if h.queue_id < 0 || h.queue_id >= tc.read_queue_nums {
         let remark = format!(
             "queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}] consumer:[{}]",
             h.queue_id, h.topic, tc.read_queue_nums, conn.peer
         );
-        return Err(refuse(request, ResponseCode::INVALID_PARAMETER, remark));
+        return Err(BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            remark,
+        ));
     }
-    let filter = subscription_filter(ctx, request, h)?;
-    Ok((tc, filter))
+    subscription_filter(ctx, h)
 }
 
 /// A pull whose subscription version is newer than the broker's is answered SUBSCRIPTION_NOT_LATEST
@@ -119,9 +119,8 @@ fn newer_version_changes_nothing(sub: &SubscriptionData, h: &PullMessageRequestH
 
 fn subscription_filter(
     ctx: &BrokerContext,
-    request: &RemotingCommand,
     h: &PullMessageRequestHeader,
-) -> Result<PullFilter, RemotingCommand> {
+) -> Result<PullFilter, BrokerError> {
     let from_request = h.sys_flag & FLAG_SUBSCRIPTION != 0;
     let (expression, expression_type) = if from_request {
         (
@@ -136,13 +135,12 @@ fn subscription_filter(
             } else {
                 "the consumer's group info not exist"
             };
-            return Err(refuse(request, code, remark.to_string()));
+            return Err(BrokerError::refused(code, remark));
         };
         if sub.sub_version < h.sub_version && !newer_version_changes_nothing(&sub, h) {
-            return Err(refuse(
-                request,
+            return Err(BrokerError::refused(
                 ResponseCode::SUBSCRIPTION_NOT_LATEST,
-                "the consumer's subscription not latest".into(),
+                "the consumer's subscription not latest",
             ));
         }
         (sub.sub_string.clone(), sub.expression_type.clone())
@@ -150,11 +148,11 @@ fn subscription_filter(
     if expression_type.is_empty() || expression_type == "TAG" {
         return Ok(PullFilter::Tags(TagFilter::parse(&expression)));
     }
-    let sql = sql_filter(request, &expression, &expression_type, from_request)?;
+    let sql = sql_filter(&expression, &expression_type, from_request)?;
     if !ctx.config.enable_property_filter {
         let remark =
             format!("The broker does not support consumer to filter message by {expression_type}");
-        return Err(refuse(request, ResponseCode::SYSTEM_ERROR, remark));
+        return Err(BrokerError::system(remark));
     }
     Ok(PullFilter::Sql(sql))
 }
@@ -163,11 +161,10 @@ fn subscription_filter(
 /// (SUBSCRIPTION_PARSE_FAILED) or looks up the filter data its heartbeat registered, which does
 /// not exist when the expression did not compile (FILTER_DATA_NOT_EXIST).
 fn sql_filter(
-    request: &RemotingCommand,
     expression: &str,
     expression_type: &str,
     from_request: bool,
-) -> Result<Arc<SqlFilter>, RemotingCommand> {
+) -> Result<Arc<SqlFilter>, BrokerError> {
     let compiled = if expression_type == SQL92 {
         SqlFilter::compile_cached(expression).ok()
     } else {
@@ -175,12 +172,12 @@ fn sql_filter(
     };
     compiled.ok_or_else(|| {
         if from_request {
-            let remark = "parse the consumer's subscription failed".to_string();
-            refuse(request, ResponseCode::SUBSCRIPTION_PARSE_FAILED, remark)
+            let remark = "parse the consumer's subscription failed";
+            BrokerError::refused(ResponseCode::SUBSCRIPTION_PARSE_FAILED, remark)
         } else {
             let remark =
                 "The broker's consumer filter data is not exist!Your expression may be wrong!";
-            refuse(request, ResponseCode::FILTER_DATA_NOT_EXIST, remark.into())
+            BrokerError::refused(ResponseCode::FILTER_DATA_NOT_EXIST, remark)
         }
     })
 }
@@ -230,7 +227,6 @@ async fn pull(
     ctx: &BrokerContext,
     request: &RemotingCommand,
     h: &PullMessageRequestHeader,
-    tc: &TopicConfig,
     filter: PullFilter,
 ) -> RemotingCommand {
     if h.sys_flag & FLAG_COMMIT_OFFSET != 0 && !ctx.config.is_slave() {
@@ -283,8 +279,7 @@ async fn pull(
             })
             .await;
     }
-    let _ = tc;
-    respond(request, h, result)
+    pull_response(request, h, result)
 }
 
 /// Java's mapping from the store's status to the pull response code.
@@ -303,7 +298,7 @@ fn response_code(r: &GetMessageResult, h: &PullMessageRequestHeader) -> Response
     }
 }
 
-fn respond(
+fn pull_response(
     request: &RemotingCommand,
     h: &PullMessageRequestHeader,
     r: GetMessageResult,

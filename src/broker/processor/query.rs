@@ -1,23 +1,29 @@
 //! QUERY_MESSAGE (12, by key or unique key through the index), VIEW_MESSAGE_BY_ID (33, by
 //! commit-log offset). Records are answered as stored.
 
-use super::{read_header, success_with};
+use std::sync::Arc;
+
+use super::{ok, read_header, reply, success_with, ProcessorResult};
+use crate::broker::error::BrokerError;
 use crate::broker::BrokerContext;
 use crate::remoting::command::Body;
 use crate::remoting::header::query_message::{
     QueryMessageRequestHeader, QueryMessageResponseHeader,
 };
 use crate::remoting::header::view_message::ViewMessageRequestHeader;
+use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 
 /// Java `defaultQueryMaxNum`, used instead of `maxNum` for unique-key queries.
 const DEFAULT_QUERY_MAX_NUM: i32 = 32;
 
-pub fn query_message(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: QueryMessageRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn query_message(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: QueryMessageRequestHeader = read_header(request)?;
     let unique = request
         .ext("_UNIQUE_KEY_QUERY")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
@@ -39,28 +45,24 @@ pub fn query_message(ctx: &BrokerContext, request: &RemotingCommand) -> Remoting
     };
     if r.messages.is_empty() {
         let remark = "can not find message, maybe time range not correct";
-        let mut response = RemotingCommand::response_to(
-            request,
-            ResponseCode::QUERY_NOT_FOUND.code(),
-            Some(remark.into()),
-        );
-        crate::remoting::header::CommandHeader::write_to(&header, response.ext_mut());
-        return response;
+        let mut response = reply(request, ResponseCode::QUERY_NOT_FOUND, remark);
+        header.write_to(response.ext_mut());
+        return Ok(response);
     }
-    success_with(request, header).with_body(Body::from(r.messages))
+    Ok(success_with(request, header).with_body(Body::from(r.messages)))
 }
 
-pub fn view_message_by_id(ctx: &BrokerContext, request: &RemotingCommand) -> RemotingCommand {
-    let h: ViewMessageRequestHeader = match read_header(request) {
-        Ok(h) => h,
-        Err(r) => return r,
-    };
+pub fn view_message_by_id(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: ViewMessageRequestHeader = read_header(request)?;
     match ctx.store.lookup_message_by_offset(h.offset) {
-        Some(record) => RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
-            .with_body(record),
-        None => {
-            let remark = format!("can not find message by the offset, {}", h.offset);
-            RemotingCommand::response_to(request, ResponseCode::SYSTEM_ERROR.code(), Some(remark))
-        }
+        Some(record) => Ok(ok(request).with_body(record)),
+        None => Err(BrokerError::system(format!(
+            "can not find message by the offset, {}",
+            h.offset
+        ))),
     }
 }

@@ -29,6 +29,14 @@ const PUSH_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub async fn send_reply_message(
     ctx: &BrokerContext,
+    conn: &std::sync::Arc<Connection>,
+    request: &RemotingCommand,
+) -> super::ProcessorResult {
+    Ok(send_reply(ctx, conn, request).await)
+}
+
+async fn send_reply(
+    ctx: &BrokerContext,
     conn: &Connection,
     request: &RemotingCommand,
 ) -> RemotingCommand {

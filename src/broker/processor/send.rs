@@ -35,20 +35,25 @@ const FAQ_TOPIC_NOT_EXIST: &str =
 
 pub async fn send_message(
     ctx: &BrokerContext,
-    conn: &Connection,
-    request: RemotingCommand,
-) -> RemotingCommand {
+    conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> super::ProcessorResult {
     let header = match SendMessageRequestHeader::read_for_code(
         request.code,
         request.ext_fields.as_ref().unwrap_or(&Default::default()),
     ) {
         Ok(h) => h,
-        Err(e) => return with_trace_keys(ctx, BrokerError::from(e).into_response(&request)),
+        Err(e) => {
+            return Ok(with_trace_keys(
+                ctx,
+                BrokerError::from(e).into_response(request),
+            ))
+        }
     };
-    let response = match check_and_put(ctx, conn, &request, &header).await {
+    let response = match check_and_put(ctx, conn, request, &header).await {
         Ok(r) | Err(r) => r,
     };
-    with_trace_keys(ctx, response)
+    Ok(with_trace_keys(ctx, response))
 }
 
 /// Every response of the send processor carries MSG_REGION and TRACE_ON, as Java's does.
@@ -220,8 +225,7 @@ fn lookup_or_create_topic(
     let created = if topic::is_retry_topic(&header.topic) {
         Some(
             ctx.topics
-                .create_if_absent(&header.topic, 1, PERM_READ | PERM_WRITE, 0)
-                .map_err(internal)?,
+                .create_if_absent(&header.topic, 1, PERM_READ | PERM_WRITE, 0)?,
         )
     } else {
         let sys_flag = if header.unit_mode.unwrap_or(false) {
@@ -229,14 +233,12 @@ fn lookup_or_create_topic(
         } else {
             0
         };
-        ctx.topics
-            .create_from_template(
-                &header.topic,
-                &header.default_topic,
-                header.default_topic_queue_nums,
-                sys_flag,
-            )
-            .map_err(internal)?
+        ctx.topics.create_from_template(
+            &header.topic,
+            &header.default_topic,
+            header.default_topic_queue_nums,
+            sys_flag,
+        )?
     };
     if let Some(tc) = &created {
         tracing::info!(topic = %tc.topic_name, queues = tc.write_queue_nums, producer = %conn.peer, "topic auto-created");
@@ -252,10 +254,6 @@ fn batch_properties(ctx: &BrokerContext, header: &SendMessageRequestHeader) -> S
     add_region_and_trace(ctx, &mut props);
     props.insert(PROPERTY_CLUSTER, ctx.config.broker_cluster_name.clone());
     props.encode()
-}
-
-fn internal(e: String) -> BrokerError {
-    BrokerError::refused(ResponseCode::SYSTEM_ERROR, e)
 }
 
 fn build_message(
