@@ -1,7 +1,7 @@
 //! rmqd: a RocketMQ-compatible broker (Remoting wire protocol, Java store format) with an embedded NameServer.
 #![deny(unsafe_code)]
-// Processors return an error *response* (`Result<_, RemotingCommand>`), as Java's return a
-// response with an error code; a command is 144 bytes since `extFields` keeps its pairs in one
+// Processors return `Result<RemotingCommand, BrokerError>`, and some helpers still carry a
+// response on both sides; a command is 144 bytes since `extFields` keeps its pairs in one
 // buffer, which the default 128-byte limit counts as large. Boxing it would add an allocation to
 // exactly the paths the buffer saves one on.
 #![allow(clippy::result_large_err)]

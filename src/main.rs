@@ -8,6 +8,7 @@
 use std::process::ExitCode;
 
 use rmqd::broker::config::EmbeddedNamesrv;
+use rmqd::broker::error::StartError;
 use rmqd::broker::{BrokerConfig, BrokerController};
 use rmqd::common::java_properties;
 use rmqd::namesrv::server::NamesrvServer;
@@ -24,6 +25,48 @@ const USAGE: &str = "usage: rmqd [-c broker.conf] [-n namesrvAddr] [-p]
        rmqd namesrv [-c namesrv.conf] [-p]
        rmqd store verify <storeDir> [-c broker.conf]
        rmqd store dump <storeDir> commitlog [fromOffset [limit]] | cq <topic> <queueId> | index | checkpoint [-c broker.conf]";
+
+/// Why `rmqd` stops with exit code 1; printed as `rmqd: <error>`.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    #[error("{0}\n{USAGE}")]
+    Usage(String),
+    #[error("cannot read config file {path}: {source}")]
+    ReadConfig {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {reason}")]
+    BadConfig { path: String, reason: String },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("{0}")]
+    Broker(#[from] StartError),
+    #[error("{0}")]
+    Namesrv(String),
+    #[error("{0}")]
+    Store(#[from] rmqd::store::StoreError),
+    #[error("{0}")]
+    StoreConfig(#[from] rmqd::store::ConfigError),
+    #[error("{0} problem(s) found; start the broker to recover, or restore from a replica")]
+    StoreProblems(usize),
+}
+
+impl CliError {
+    fn usage(what: impl Into<String>) -> Self {
+        Self::Usage(what.into())
+    }
+
+    fn bad_config(path: &str, reason: impl std::fmt::Display) -> Self {
+        Self::BadConfig {
+            path: path.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+type CliResult<T> = Result<T, CliError>;
 
 fn main() -> ExitCode {
     init_logging();
@@ -70,35 +113,42 @@ struct Flags {
     print_config: bool,
 }
 
-fn parse_flags(args: &[String]) -> Result<Flags, String> {
+fn parse_flags(args: &[String]) -> CliResult<Flags> {
     let mut flags = Flags::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        let mut value = |what: &str| it.next().cloned().ok_or_else(|| CliError::usage(what));
         match a.as_str() {
-            "-c" => flags.config_file = Some(it.next().ok_or("-c needs a file")?.clone()),
-            "-n" => flags.namesrv_addr = Some(it.next().ok_or("-n needs an address")?.clone()),
+            "-c" => flags.config_file = Some(value("-c needs a file")?),
+            "-n" => flags.namesrv_addr = Some(value("-n needs an address")?),
             "-p" | "-m" => flags.print_config = true,
-            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+            other => return Err(CliError::usage(format!("unknown argument {other:?}"))),
         }
     }
     Ok(flags)
 }
 
-fn read_properties(path: &str) -> Result<Vec<(String, String)>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read config file {path}: {e}"))?;
+fn read_properties(path: &str) -> CliResult<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::ReadConfig {
+        path: path.to_string(),
+        source,
+    })?;
     Ok(java_properties::parse(&text))
 }
 
 /// Loads `-c` into the broker's and the store's configs; a key neither knows is logged and ignored.
-fn load_broker_config(flags: &Flags) -> Result<(BrokerConfig, MessageStoreConfig), String> {
+fn load_broker_config(flags: &Flags) -> CliResult<(BrokerConfig, MessageStoreConfig)> {
     let mut config = BrokerConfig::default();
     let mut store = MessageStoreConfig::default();
     if let Some(path) = &flags.config_file {
         for (k, v) in read_properties(path)? {
             // Both halves see every key: a few (brokerRole, ...) matter to each.
-            let for_broker = config.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
-            let for_store = store.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
+            let for_broker = config
+                .set(&k, &v)
+                .map_err(|e| CliError::bad_config(path, e))?;
+            let for_store = store
+                .set(&k, &v)
+                .map_err(|e| CliError::bad_config(path, e))?;
             let known = for_broker || for_store;
             if !known {
                 tracing::warn!(key = %k, file = %path, "unknown or unsupported config key, ignored");
@@ -112,9 +162,7 @@ fn load_broker_config(flags: &Flags) -> Result<(BrokerConfig, MessageStoreConfig
         config.namesrv_addr = std::env::var("NAMESRV_ADDR").ok().filter(|s| !s.is_empty());
     }
     // Both halves need the role; the broker's copy was validated above.
-    store
-        .set("brokerRole", &config.broker_role)
-        .map_err(|e| e.to_string())?;
+    store.set("brokerRole", &config.broker_role)?;
     Ok((config, store))
 }
 
@@ -137,16 +185,16 @@ fn worker_threads() -> usize {
     })
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+fn runtime() -> CliResult<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(worker_threads())
         .enable_all()
         .thread_name("rmqd")
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))
+        .map_err(CliError::Runtime)
 }
 
-fn run_broker(args: &[String]) -> Result<(), String> {
+fn run_broker(args: &[String]) -> CliResult<()> {
     let flags = parse_flags(args)?;
     let (config, store_config) = load_broker_config(&flags)?;
     if flags.print_config {
@@ -163,9 +211,7 @@ fn run_broker(args: &[String]) -> Result<(), String> {
     runtime()?.block_on(async move {
         let mut config = config;
         let namesrv = start_embedded_namesrv(&mut config).await?;
-        let broker = BrokerController::start(config, store_config)
-            .await
-            .map_err(|e| e.to_string())?;
+        let broker = BrokerController::start(config, store_config).await?;
         let c = &broker.ctx.config;
         println!(
             "The broker[{}, {}] boot success. serializeType=JSON and name server is {}",
@@ -183,11 +229,14 @@ fn run_broker(args: &[String]) -> Result<(), String> {
     })
 }
 
-fn load_namesrv_config(flags: &Flags) -> Result<NamesrvConfig, String> {
+fn load_namesrv_config(flags: &Flags) -> CliResult<NamesrvConfig> {
     let mut config = NamesrvConfig::default();
     if let Some(path) = &flags.config_file {
         for (k, v) in read_properties(path)? {
-            if !config.set(&k, &v).map_err(|e| format!("{path}: {e}"))? {
+            if !config
+                .set(&k, &v)
+                .map_err(|e| CliError::bad_config(path, e))?
+            {
                 tracing::warn!(key = %k, file = %path, "unknown or unsupported config key, ignored");
             }
         }
@@ -195,7 +244,7 @@ fn load_namesrv_config(flags: &Flags) -> Result<NamesrvConfig, String> {
     Ok(config)
 }
 
-fn run_namesrv(args: &[String]) -> Result<(), String> {
+fn run_namesrv(args: &[String]) -> CliResult<()> {
     let flags = parse_flags(args)?;
     let config = load_namesrv_config(&flags)?;
     if flags.print_config {
@@ -203,7 +252,9 @@ fn run_namesrv(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     runtime()?.block_on(async move {
-        let ns = NamesrvServer::start(config).await?;
+        let ns = NamesrvServer::start(config)
+            .await
+            .map_err(|e| CliError::Namesrv(e.to_string()))?;
         println!(
             "The Name Server boot success. serializeType=JSON, address {}",
             ns.local_addr()
@@ -216,9 +267,7 @@ fn run_namesrv(args: &[String]) -> Result<(), String> {
 }
 
 /// The embedded NameServer, when the broker has no NameServer address (or is told to run one).
-async fn start_embedded_namesrv(
-    config: &mut BrokerConfig,
-) -> Result<Option<NamesrvServer>, String> {
+async fn start_embedded_namesrv(config: &mut BrokerConfig) -> CliResult<Option<NamesrvServer>> {
     let wanted = match config.embedded_namesrv {
         EmbeddedNamesrv::On => true,
         EmbeddedNamesrv::Off => false,
@@ -232,7 +281,9 @@ async fn start_embedded_namesrv(
         bind_address: config.embedded_namesrv_bind_address.clone(),
         ..Default::default()
     };
-    let ns = NamesrvServer::start(ns_config).await?;
+    let ns = NamesrvServer::start(ns_config)
+        .await
+        .map_err(|e| CliError::Namesrv(e.to_string()))?;
     let addr = ns.local_addr();
     let host = if addr.ip().is_unspecified() {
         "127.0.0.1".to_string()
@@ -251,35 +302,40 @@ async fn start_embedded_namesrv(
 
 /// `rmqd store verify|dump <dir>`: the operator's store tool. File sizes come from `-c` (the
 /// broker's config) or the Java defaults.
-fn run_store_tool(args: &[String]) -> Result<(), String> {
+fn run_store_tool(args: &[String]) -> CliResult<()> {
     let (mut rest, mut conf) = (Vec::new(), None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "-c" => conf = Some(it.next().ok_or("-c needs a file")?.clone()),
+            "-c" => {
+                conf = Some(
+                    it.next()
+                        .cloned()
+                        .ok_or_else(|| CliError::usage("-c needs a file"))?,
+                )
+            }
             _ => rest.push(a.as_str()),
         }
     }
     let (Some(cmd), Some(dir)) = (rest.first(), rest.get(1)) else {
-        return Err(USAGE.into());
+        return Err(CliError::usage("store needs a command and a directory"));
     };
     let mut cfg = MessageStoreConfig::default();
     if let Some(path) = &conf {
         for (k, v) in read_properties(path)? {
-            cfg.set(&k, &v).map_err(|e| format!("{path}: {e}"))?;
+            cfg.set(&k, &v).map_err(|e| CliError::bad_config(path, e))?;
         }
     }
-    cfg.set("storePathRootDir", dir)
-        .map_err(|e| e.to_string())?;
+    cfg.set("storePathRootDir", dir)?;
     cfg.store_path_commit_log = None;
     match *cmd {
         "verify" => verify_store(&cfg),
         "dump" => dump_store(&cfg, &rest[2..]),
-        _ => Err(USAGE.into()),
+        other => Err(CliError::usage(format!("unknown store command {other:?}"))),
     }
 }
 
-fn verify_store(cfg: &MessageStoreConfig) -> Result<(), String> {
+fn verify_store(cfg: &MessageStoreConfig) -> CliResult<()> {
     use std::io::Write;
     let mut last = std::time::Instant::now();
     let mut progress = |phase: &str, done: u64, total: u64| {
@@ -290,7 +346,7 @@ fn verify_store(cfg: &MessageStoreConfig) -> Result<(), String> {
             let _ = std::io::stderr().flush();
         }
     };
-    let report = rmqd::store::tools::verify(cfg, &mut progress).map_err(|e| e.to_string())?;
+    let report = rmqd::store::tools::verify(cfg, &mut progress)?;
     eprintln!();
     println!(
         "commitlog: {} files, {} records ({} bytes), valid end {}; consumequeue: {} queues, {} units; index: {} files, {} entries; abort file: {}",
@@ -305,18 +361,18 @@ fn verify_store(cfg: &MessageStoreConfig) -> Result<(), String> {
         println!("store OK");
         Ok(())
     } else {
-        Err(format!(
-            "{} problem(s) found; start the broker to recover, or restore from a replica",
-            report.problems.len()
-        ))
+        Err(CliError::StoreProblems(report.problems.len()))
     }
 }
 
-fn dump_store(cfg: &MessageStoreConfig, what: &[&str]) -> Result<(), String> {
+fn dump_store(cfg: &MessageStoreConfig, what: &[&str]) -> CliResult<()> {
     use rmqd::store::tools::DumpTarget;
     let num = |s: Option<&&str>, d: i64| {
-        s.map(|v| v.parse::<i64>().map_err(|_| format!("not a number: {v}")))
-            .unwrap_or(Ok(d))
+        s.map(|v| {
+            v.parse::<i64>()
+                .map_err(|_| CliError::usage(format!("not a number: {v}")))
+        })
+        .unwrap_or(Ok(d))
     };
     let target = match what.first().copied() {
         Some("commitlog") | None => DumpTarget::CommitLog {
@@ -324,14 +380,21 @@ fn dump_store(cfg: &MessageStoreConfig, what: &[&str]) -> Result<(), String> {
             limit: num(what.get(2), 100)? as usize,
         },
         Some("cq") => DumpTarget::ConsumeQueue {
-            topic: what.get(1).ok_or("cq needs a topic")?.to_string(),
+            topic: what
+                .get(1)
+                .ok_or_else(|| CliError::usage("cq needs a topic"))?
+                .to_string(),
             queue_id: num(what.get(2), 0)? as i32,
         },
         Some("index") => DumpTarget::Index,
         Some("checkpoint") => DumpTarget::Checkpoint,
-        Some(other) => return Err(format!("unknown dump target {other:?}\n{USAGE}")),
+        Some(other) => return Err(CliError::usage(format!("unknown dump target {other:?}"))),
     };
-    rmqd::store::tools::dump(cfg, &target, &mut std::io::stdout().lock()).map_err(|e| e.to_string())
+    Ok(rmqd::store::tools::dump(
+        cfg,
+        &target,
+        &mut std::io::stdout().lock(),
+    )?)
 }
 
 async fn wait_for_signal() {

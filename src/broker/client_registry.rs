@@ -46,7 +46,6 @@ pub struct ConsumerRegistration {
     pub subscriptions: Vec<SubscriptionData>,
 }
 
-/// Same topics and expressions (versions aside).
 /// Java's `ConsumerGroupInfo.updateSubscription`: a topic added or dropped is a change (the group
 /// is told); a newer `subVersion` of a known topic replaces its expression quietly. Consumers of
 /// one group whose heartbeats differ only in expression (a Java and a Go client, say) therefore do
