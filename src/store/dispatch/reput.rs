@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::Scope;
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::error::Result;
-use crate::store::service::ServiceThread;
+use crate::store::service::{IdleWaker, ServiceThread};
 use crate::store::StoreInner;
 
 /// Dispatches records from `inner.reput_offset` up to `limit`. Returns the units dispatched.
@@ -154,18 +154,19 @@ pub struct ReputMessageService(ServiceThread);
 impl ReputMessageService {
     /// Starts tailing from `inner.reput_offset`.
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let service = ServiceThread::spawn("ReputMessageService", Arc::clone(&inner), run)?;
-        // Until this is set, puts cannot wake the thread; it still polls every IDLE_PARK.
-        if let Some(t) = service.thread() {
-            inner.reput_waker.register(t);
-        }
-        Ok(Self(service))
+        // Until the thread is registered, puts cannot wake it; it still polls every IDLE_PARK.
+        ServiceThread::spawn_woken_by("ReputMessageService", inner, waker, run).map(Self)
     }
 
     /// Stops after dispatching everything confirmed.
     pub fn stop(&mut self) {
         self.0.stop();
     }
+}
+
+/// What puts wake the thread through.
+fn waker(inner: &StoreInner) -> &IdleWaker {
+    &inner.reput_waker
 }
 
 fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
