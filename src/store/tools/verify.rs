@@ -6,6 +6,7 @@
 //! and checkpoint values recovery would misread (including all zero on a store with records).
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use super::{list_numeric, CommitLogView, Problem, Progress, Report};
 use crate::store::checkpoint;
@@ -160,6 +161,17 @@ fn verify_checkpoint(sp: &StorePaths, rep: &mut Report) {
     }
 }
 
+/// How far the commit-log pass has got, across files.
+#[derive(Default)]
+struct CommitLogWalk {
+    /// Where the next file should start.
+    expect_next: Option<i64>,
+    /// The data ended (END magic or an invalid record): later bytes are not records.
+    ended: bool,
+    last_ts: i64,
+}
+
+/// Every commit-log file: names, sizes, gaps, then the records up to the end of data.
 fn verify_commit_log(
     cfg: &MessageStoreConfig,
     sp: &StorePaths,
@@ -174,98 +186,118 @@ fn verify_commit_log(
     };
     let names = list_numeric(sp.commit_log_dir());
     let total = names.len() as u64;
-    let mut expect_next: Option<i64> = None;
-    let mut ended = false;
-    let mut last_ts = 0;
+    let mut walk = CommitLogWalk::default();
     for (i, (name, path)) in names.into_iter().enumerate() {
         progress("commitlog", i as u64, total);
         let Some(from) = paths::parse_offset_file_name(&name) else {
-            rep.problems.push(Problem {
-                file: path,
-                offset: 0,
-                what: "file name is not an offset (Java will refuse to start)".into(),
-            });
+            let what = "file name is not an offset (Java will refuse to start)";
+            rep.problem(&path, 0, what);
             continue;
         };
         let map = ReadOnlyMap::open(&path)?;
-        if map.len() as i64 != file_size {
-            rep.problems.push(Problem {
-                file: path.clone(),
-                offset: 0,
-                what: format!(
-                    "size {} != mappedFileSizeCommitLog {}",
-                    map.len(),
-                    file_size
-                ),
-            });
-        }
-        if let Some(n) = expect_next.filter(|&n| n != from) {
-            rep.problems.push(Problem {
-                file: path.clone(),
-                offset: 0,
-                what: format!("gap: expected file {n}"),
-            });
-        }
-        expect_next = Some(from + file_size);
+        check_commit_log_file(&path, from, map.len(), file_size, &mut walk, rep);
         rep.commit_log_files += 1;
-        let mut pos = 0usize;
-        while !ended && pos < map.len() {
-            match record::decode(&map[pos..], cfg.check_crc_on_recover) {
-                Ok(Decoded::Record(r)) => {
-                    let off = from + pos as i64;
-                    if r.phys_offset != off {
-                        rep.problems.push(Problem {
-                            file: path.clone(),
-                            offset: pos as u64,
-                            what: format!("PHYSICALOFFSET {} != position {off}", r.phys_offset),
-                        });
-                    }
-                    if r.store_timestamp < last_ts {
-                        rep.problems.push(Problem {
-                            file: path.clone(),
-                            offset: pos as u64,
-                            what: "STORETIMESTAMP decreases".into(),
-                        });
-                    }
-                    last_ts = r.store_timestamp;
-                    seen.record(&r, off);
-                    rep.records += 1;
-                    rep.record_bytes += r.total_size as u64;
-                    pos += r.total_size as usize;
-                    rep.commit_log_end = from + pos as i64;
-                }
-                Ok(Decoded::Blank) => {
-                    rep.blank_records += 1;
-                    break;
-                }
-                Ok(Decoded::End) => {
-                    ended = true;
-                    if let Some(nz) = map[pos..].iter().position(|&b| b != 0) {
-                        rep.problems.push(Problem {
-                            file: path.clone(),
-                            offset: pos as u64,
-                            what: format!(
-                                "garbage after the last valid record (unknown magic, first non-zero byte at {}); recovery ends the data here",
-                                pos + nz
-                            ),
-                        });
-                    }
-                }
-                Err(e) => {
-                    rep.problems.push(Problem {
-                        file: path.clone(),
-                        offset: pos as u64,
-                        what: format!("invalid record: {e} (recovery truncates here)"),
-                    });
-                    ended = true;
-                }
-            }
-        }
+        let crc = cfg.check_crc_on_recover;
+        verify_records(&path, from, &map, crc, &mut walk, rep, seen);
         view.files.push((from, path, map));
     }
     Ok(view)
 }
 
+/// A commit-log file's size, and that it starts where the one before ended.
+fn check_commit_log_file(
+    path: &Path,
+    from: i64,
+    len: usize,
+    file_size: i64,
+    walk: &mut CommitLogWalk,
+    rep: &mut Report,
+) {
+    if len as i64 != file_size {
+        let what = format!("size {len} != mappedFileSizeCommitLog {file_size}");
+        rep.problem(path, 0, what);
+    }
+    if let Some(n) = walk.expect_next.filter(|&n| n != from) {
+        rep.problem(path, 0, format!("gap: expected file {n}"));
+    }
+    walk.expect_next = Some(from + file_size);
+}
+
+/// The records of one commit-log file, up to its blank record or the end of data.
+fn verify_records(
+    path: &Path,
+    from: i64,
+    map: &[u8],
+    check_crc: bool,
+    walk: &mut CommitLogWalk,
+    rep: &mut Report,
+    seen: &mut Seen,
+) {
+    let mut pos = 0usize;
+    while !walk.ended && pos < map.len() {
+        match record::decode(&map[pos..], check_crc) {
+            Ok(Decoded::Record(r)) => {
+                let off = from + pos as i64;
+                check_record(path, pos, off, &r, walk, rep);
+                seen.record(&r, off);
+                rep.records += 1;
+                rep.record_bytes += r.total_size as u64;
+                pos += r.total_size as usize;
+                rep.commit_log_end = from + pos as i64;
+            }
+            Ok(Decoded::Blank) => {
+                rep.blank_records += 1;
+                break;
+            }
+            Ok(Decoded::End) => {
+                walk.ended = true;
+                if let Some(nz) = map[pos..].iter().position(|&b| b != 0) {
+                    rep.problem(path, pos as u64, format!(
+                        "garbage after the last valid record (unknown magic, first non-zero byte at {}); recovery ends the data here",
+                        pos + nz
+                    ));
+                }
+            }
+            Err(e) => {
+                let what = format!("invalid record: {e} (recovery truncates here)");
+                rep.problem(path, pos as u64, what);
+                walk.ended = true;
+            }
+        }
+    }
+}
+
+/// A valid record at file position `pos` (commit-log offset `off`): its PHYSICALOFFSET, and
+/// STORETIMESTAMP never decreasing.
+fn check_record(
+    path: &Path,
+    pos: usize,
+    off: i64,
+    r: &record::RecordView<'_>,
+    walk: &mut CommitLogWalk,
+    rep: &mut Report,
+) {
+    if r.phys_offset != off {
+        let what = format!("PHYSICALOFFSET {} != position {off}", r.phys_offset);
+        rep.problem(path, pos as u64, what);
+    }
+    if r.store_timestamp < walk.last_ts {
+        rep.problem(path, pos as u64, "STORETIMESTAMP decreases");
+    }
+    walk.last_ts = r.store_timestamp;
+}
+
+/// What consume-queue units are checked against.
+struct CqCheck<'a> {
+    cfg: &'a MessageStoreConfig,
+    cl: &'a CommitLogView,
+    /// The commit log's first offset: units below it point at deleted files.
+    cl_min: i64,
+    delay: Vec<i64>,
+}
+
+/// Every consume queue: file names and sizes, units, and each unit against its record. Returns
+/// each queue's end: the queue offset after the last unit recovery keeps.
 fn verify_consume_queues(
     cfg: &MessageStoreConfig,
     sp: &StorePaths,
@@ -274,8 +306,12 @@ fn verify_consume_queues(
     progress: Progress<'_>,
 ) -> Result<HashMap<(String, i32), i64>> {
     let mut ends = HashMap::new();
-    let delay = cfg.delay_levels_ms();
-    let cl_min = cl.files.first().map(|f| f.0).unwrap_or(0);
+    let check = CqCheck {
+        cfg,
+        cl,
+        cl_min: cl.files.first().map(|f| f.0).unwrap_or(0),
+        delay: cfg.delay_levels_ms(),
+    };
     let topics = std::fs::read_dir(sp.consume_queue_root())
         .map(|rd| rd.filter_map(|e| e.ok()).collect::<Vec<_>>())
         .unwrap_or_default();
@@ -291,106 +327,129 @@ fn verify_consume_queues(
                 continue;
             };
             rep.consume_queues += 1;
-            // Queue offset after the last unit recovery keeps (it stops at the first invalid unit).
-            let mut end: Option<i64> = None;
-            let mut stopped = false;
-            for (name, path) in list_numeric(&q.path()) {
-                let Some(from) = paths::parse_offset_file_name(&name) else {
-                    rep.problems.push(Problem {
-                        file: path,
-                        offset: 0,
-                        what: "file name is not an offset".into(),
-                    });
-                    continue;
-                };
-                let map = ReadOnlyMap::open(&path)?;
-                if map.len() != cfg.mapped_file_size_consume_queue as usize {
-                    rep.problems.push(Problem {
-                        file: path.clone(),
-                        offset: 0,
-                        what: format!(
-                            "size {} != mappedFileSizeConsumeQueue {} (Java refuses to load the store)",
-                            map.len(),
-                            cfg.mapped_file_size_consume_queue
-                        ),
-                    });
-                }
-                if stopped {
-                    continue;
-                }
-                let first = from / CQ_UNIT_SIZE as i64;
-                end = Some(end.unwrap_or(first));
-                let mut full = map.len() == cfg.mapped_file_size_consume_queue as usize;
-                for (k, chunk) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
-                    let Some(u) = CqUnit::decode(chunk).filter(|u| u.is_valid()) else {
-                        let at = k * CQ_UNIT_SIZE;
-                        if map[at + CQ_UNIT_SIZE..].iter().all(|&b| b == 0) {
-                            full = false;
-                            break;
-                        }
-                        // Damage, not the end: Java's recover ends the queue here when it scans
-                        // this file (one of the last three); the units after it are checked on.
-                        rep.problems.push(Problem {
-                            file: path.clone(),
-                            offset: at as u64,
-                            what: format!(
-                                "unit {} is invalid (phyOffset {}, size {}) amid valid units; recovery ends the queue here if it scans this file",
-                                first + k as i64,
-                                i64::from_be_bytes(chunk[..8].try_into().unwrap_or_default()),
-                                i32::from_be_bytes(chunk[8..12].try_into().unwrap_or_default()),
-                            ),
-                        });
-                        continue;
-                    };
-                    end = Some(first + k as i64 + 1);
-                    rep.cq_units += 1;
-                    if u.size == i32::MAX || u.phy_offset < cl_min {
-                        continue;
-                    }
-                    let qo = (from + (k * CQ_UNIT_SIZE) as i64) / CQ_UNIT_SIZE as i64;
-                    let at = (k * CQ_UNIT_SIZE) as u64;
-                    let bad = |what: String| Problem {
-                        file: path.clone(),
-                        offset: at,
-                        what,
-                    };
-                    if u.end() > rep.commit_log_end {
-                        rep.problems.push(bad(format!(
-                            "unit points past the commit-log end ({})",
-                            u.phy_offset
-                        )));
-                        continue;
-                    }
-                    match cl.record_at(u.phy_offset).map(|b| record::decode(b, false)) {
-                        Some(Ok(Decoded::Record(r))) => {
-                            if r.total_size != u.size
-                                || r.topic != topic.as_bytes()
-                                || r.queue_id != qid
-                                || r.queue_offset != qo
-                            {
-                                rep.problems.push(bad(format!("unit {qo} does not match record at {} (size {}, topic/queue/offset)", u.phy_offset, r.total_size)));
-                            } else if tags_code(&r, &delay) != u.tags_code {
-                                rep.problems.push(bad(format!(
-                                    "unit {qo} tagsCode {} != record's {}",
-                                    u.tags_code,
-                                    tags_code(&r, &delay)
-                                )));
-                            }
-                        }
-                        _ => rep.problems.push(bad(format!(
-                            "unit {qo} points at no record ({})",
-                            u.phy_offset
-                        ))),
-                    }
-                }
-                stopped = !full;
-            }
-            if let Some(end) = end {
+            if let Some(end) = check.queue(&topic, qid, &q.path(), rep)? {
                 ends.insert((topic.clone(), qid), end);
             }
         }
     }
     Ok(ends)
+}
+
+impl CqCheck<'_> {
+    /// The files of one queue; its end (`None` without a file holding units).
+    fn queue(&self, topic: &str, qid: i32, dir: &Path, rep: &mut Report) -> Result<Option<i64>> {
+        let file_size = self.cfg.mapped_file_size_consume_queue as usize;
+        // Queue offset after the last unit recovery keeps (it stops at the first invalid unit).
+        let mut end: Option<i64> = None;
+        let mut stopped = false;
+        for (name, path) in list_numeric(dir) {
+            let Some(from) = paths::parse_offset_file_name(&name) else {
+                rep.problem(&path, 0, "file name is not an offset");
+                continue;
+            };
+            let map = ReadOnlyMap::open(&path)?;
+            if map.len() != file_size {
+                rep.problem(
+                    &path,
+                    0,
+                    format!(
+                        "size {} != mappedFileSizeConsumeQueue {} (Java refuses to load the store)",
+                        map.len(),
+                        self.cfg.mapped_file_size_consume_queue
+                    ),
+                );
+            }
+            if stopped {
+                continue;
+            }
+            let first = from / CQ_UNIT_SIZE as i64;
+            end = Some(end.unwrap_or(first));
+            let full = self.units((topic, qid), &path, from, &map, &mut end, rep);
+            stopped = !full;
+        }
+        Ok(end)
+    }
+
+    /// The units of one file from queue offset `from / 20`; whether the file is full (a queue
+    /// ends in the first file that is not).
+    fn units(
+        &self,
+        (topic, qid): (&str, i32),
+        path: &Path,
+        from: i64,
+        map: &[u8],
+        end: &mut Option<i64>,
+        rep: &mut Report,
+    ) -> bool {
+        let first = from / CQ_UNIT_SIZE as i64;
+        let mut full = map.len() == self.cfg.mapped_file_size_consume_queue as usize;
+        for (k, chunk) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
+            let at = k * CQ_UNIT_SIZE;
+            let Some(u) = CqUnit::decode(chunk).filter(|u| u.is_valid()) else {
+                if map[at + CQ_UNIT_SIZE..].iter().all(|&b| b == 0) {
+                    full = false;
+                    break;
+                }
+                // Damage, not the end: Java's recover ends the queue here when it scans
+                // this file (one of the last three); the units after it are checked on.
+                rep.problem(path, at as u64, format!(
+                    "unit {} is invalid (phyOffset {}, size {}) amid valid units; recovery ends the queue here if it scans this file",
+                    first + k as i64,
+                    i64::from_be_bytes(chunk[..8].try_into().unwrap_or_default()),
+                    i32::from_be_bytes(chunk[8..12].try_into().unwrap_or_default()),
+                ));
+                continue;
+            };
+            *end = Some(first + k as i64 + 1);
+            rep.cq_units += 1;
+            if u.size == i32::MAX || u.phy_offset < self.cl_min {
+                continue;
+            }
+            let qo = (from + at as i64) / CQ_UNIT_SIZE as i64;
+            if let Some(what) = self.unit_against_record(topic, qid, qo, &u, rep.commit_log_end) {
+                rep.problem(path, at as u64, what);
+            }
+        }
+        full
+    }
+
+    /// What is wrong with unit `u` at queue offset `qo` given the record it points at, if
+    /// anything.
+    fn unit_against_record(
+        &self,
+        topic: &str,
+        qid: i32,
+        qo: i64,
+        u: &CqUnit,
+        commit_log_end: i64,
+    ) -> Option<String> {
+        if u.end() > commit_log_end {
+            return Some(format!(
+                "unit points past the commit-log end ({})",
+                u.phy_offset
+            ));
+        }
+        let Some(Ok(Decoded::Record(r))) = self
+            .cl
+            .record_at(u.phy_offset)
+            .map(|b| record::decode(b, false))
+        else {
+            return Some(format!("unit {qo} points at no record ({})", u.phy_offset));
+        };
+        if r.total_size != u.size
+            || r.topic != topic.as_bytes()
+            || r.queue_id != qid
+            || r.queue_offset != qo
+        {
+            return Some(format!(
+                "unit {qo} does not match record at {} (size {}, topic/queue/offset)",
+                u.phy_offset, r.total_size
+            ));
+        }
+        let tags = tags_code(&r, &self.delay);
+        (tags != u.tags_code)
+            .then(|| format!("unit {qo} tagsCode {} != record's {tags}", u.tags_code))
+    }
 }
 
 fn verify_index(
