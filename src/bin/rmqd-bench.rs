@@ -698,13 +698,13 @@ impl SendResult {
 struct Consumers {
     stop: Arc<AtomicBool>,
     consumed: Arc<AtomicU64>,
-    tasks: Vec<tokio::task::JoinHandle<(Hist, Vec<(u64, u64)>)>>,
+    tasks: Vec<tokio::task::JoinHandle<(Hist, SlowDeliveries)>>,
 }
 
 /// What the consumers received.
 struct Consumed {
     e2e: Hist,
-    slow: Vec<(u64, u64)>,
+    slow: SlowDeliveries,
     /// Seconds from the start of the sends until the consumers caught up (0 without `--consume`).
     secs: f64,
     n: u64,
@@ -768,6 +768,9 @@ const SLOW_E2E_US: u64 = 10_000;
 /// Slow deliveries kept per queue (send time, e2e µs) for `slow_e2e`.
 const SLOW_KEEP: usize = 4096;
 
+/// Slow deliveries: (send time in µs since the epoch, e2e µs).
+type SlowDeliveries = Vec<(u64, u64)>;
+
 /// Long-polls one queue; returns the end-to-end histogram of the bench's own messages and its
 /// slow deliveries (send time in µs since the epoch, e2e µs).
 async fn pull_loop(
@@ -778,7 +781,7 @@ async fn pull_loop(
     suspend_ms: i64,
     stop: Arc<AtomicBool>,
     consumed: Arc<AtomicU64>,
-) -> (Hist, Vec<(u64, u64)>) {
+) -> (Hist, SlowDeliveries) {
     let mut h = Hist::new();
     let mut slow = Vec::new();
     let mut offset = 0i64;
