@@ -76,6 +76,33 @@ impl CommitLogView {
     }
 }
 
+/// One index entry as stored (store-format.md §5): `keyHash | phyOffset | timeDiff | prevIndex`.
+pub(crate) struct IndexEntry {
+    pub(crate) hash: i32,
+    pub(crate) phy_offset: i64,
+    pub(crate) time_diff: i32,
+    pub(crate) prev: i32,
+}
+
+/// Byte position of entry `n` in an index file with `slots` hash slots.
+pub(crate) fn index_entry_pos(slots: usize, n: usize) -> usize {
+    INDEX_HEADER_SIZE + slots * 4 + n * 20
+}
+
+/// Entry `n` of a mapped index file (`None` past its end).
+pub(crate) fn index_entry(map: &[u8], slots: usize, n: usize) -> Option<IndexEntry> {
+    let ep = index_entry_pos(slots, n);
+    let e = map.get(ep..ep + 20)?;
+    let mut p = [0u8; 8];
+    p.copy_from_slice(&e[4..12]);
+    Some(IndexEntry {
+        hash: i32::from_be_bytes([e[0], e[1], e[2], e[3]]),
+        phy_offset: i64::from_be_bytes(p),
+        time_diff: i32::from_be_bytes([e[12], e[13], e[14], e[15]]),
+        prev: i32::from_be_bytes([e[16], e[17], e[18], e[19]]),
+    })
+}
+
 pub(crate) fn list_numeric(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
         .map(|rd| {
@@ -225,19 +252,14 @@ fn dump_index(cfg: &MessageStoreConfig, sp: &StorePaths, out: &mut dyn Write) ->
         let map = ReadOnlyMap::open(&path)?;
         let h = IndexHeader::decode(map.get(..INDEX_HEADER_SIZE).unwrap_or(&[]));
         writeln!(out, "file={name} {h:?}").map_err(&io)?;
-        let base = INDEX_HEADER_SIZE + slots * 4;
         for n in 1..h.index_count.max(1) {
-            let ep = base + n as usize * 20;
-            let Some(e) = map.get(ep..ep + 20) else { break };
-            let mut p = [0u8; 8];
-            p.copy_from_slice(&e[4..12]);
+            let Some(e) = index_entry(&map, slots, n as usize) else {
+                break;
+            };
             writeln!(
                 out,
                 "  entry={n} hash={} phyOffset={} timeDiff={} prev={}",
-                i32::from_be_bytes([e[0], e[1], e[2], e[3]]),
-                i64::from_be_bytes(p),
-                i32::from_be_bytes([e[12], e[13], e[14], e[15]]),
-                i32::from_be_bytes([e[16], e[17], e[18], e[19]])
+                e.hash, e.phy_offset, e.time_diff, e.prev
             )
             .map_err(&io)?;
         }

@@ -10,7 +10,9 @@ use crate::store::error::Result;
 use crate::store::index::{self, IndexHeader, INDEX_HEADER_SIZE};
 use crate::store::mapped_file::read_only::ReadOnlyMap;
 use crate::store::paths::StorePaths;
-use crate::store::tools::{list_numeric, CommitLogView, Progress, Report};
+use crate::store::tools::{
+    index_entry, index_entry_pos, list_numeric, CommitLogView, Progress, Report,
+};
 use crate::store::util::{find_property, props_iter};
 
 /// Every index file; returns the commit-log offset the newest entry covers (-1 without one).
@@ -81,20 +83,12 @@ impl<'a> IndexLayout<'a> {
     }
 
     fn entry_pos(&self, n: usize) -> usize {
-        INDEX_HEADER_SIZE + self.slots * 4 + n * 20
+        index_entry_pos(self.slots, n)
     }
 
     /// One entry: (keyHash, phyOffset, prevIndex).
     fn entry(&self, n: usize) -> Option<(i32, i64, i32)> {
-        let ep = self.entry_pos(n);
-        let e = self.map.get(ep..ep + 20)?;
-        let mut p = [0u8; 8];
-        p.copy_from_slice(&e[4..12]);
-        Some((
-            i32::from_be_bytes([e[0], e[1], e[2], e[3]]),
-            i64::from_be_bytes(p),
-            i32::from_be_bytes([e[16], e[17], e[18], e[19]]),
-        ))
+        index_entry(self.map, self.slots, n).map(|e| (e.hash, e.phy_offset, e.prev))
     }
 
     /// Header counts, slot values and chains: a slot outside 1..indexCount-1, an entry in the
