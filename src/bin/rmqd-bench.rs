@@ -786,21 +786,7 @@ async fn pull_loop(
     let mut slow = Vec::new();
     let mut offset = 0i64;
     while !stop.load(Ordering::Relaxed) {
-        let hdr = PullMessageRequestHeader {
-            consumer_group: group.clone(),
-            topic: topic.clone(),
-            queue_id: queue,
-            queue_offset: offset,
-            max_msg_nums: PULL_BATCH,
-            sys_flag: 0x2 | 0x4, // FLAG_SUSPEND | FLAG_SUBSCRIPTION
-            commit_offset: 0,
-            suspend_timeout_millis: suspend_ms,
-            subscription: Some("*".into()),
-            sub_version: (now_us() / 1000) as i64,
-            expression_type: Some("TAG".into()),
-            ..Default::default()
-        };
-        let cmd = request(RequestCode::PULL_MESSAGE, &hdr);
+        let cmd = pull_cmd(&topic, &group, queue, offset, suspend_ms);
         let resp = match c
             .call(cmd, Duration::from_millis(suspend_ms as u64 + 5000))
             .await
@@ -833,6 +819,25 @@ async fn pull_loop(
         }
     }
     (h, slow)
+}
+
+/// A long-polling PULL_MESSAGE for `PULL_BATCH` messages from `offset`, subscribed to `*`.
+fn pull_cmd(topic: &str, group: &str, queue: i32, offset: i64, suspend_ms: i64) -> RemotingCommand {
+    let hdr = PullMessageRequestHeader {
+        consumer_group: group.to_string(),
+        topic: topic.to_string(),
+        queue_id: queue,
+        queue_offset: offset,
+        max_msg_nums: PULL_BATCH,
+        sys_flag: 0x2 | 0x4, // FLAG_SUSPEND | FLAG_SUBSCRIPTION
+        commit_offset: 0,
+        suspend_timeout_millis: suspend_ms,
+        subscription: Some("*".into()),
+        sub_version: (now_us() / 1000) as i64,
+        expression_type: Some("TAG".into()),
+        ..Default::default()
+    };
+    request(RequestCode::PULL_MESSAGE, &hdr)
 }
 
 /// Slow deliveries grouped into episodes (sends less than 50 ms apart), the 10 worst by their
