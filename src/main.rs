@@ -16,8 +16,8 @@ use rmqd::namesrv::NamesrvConfig;
 use rmqd::store::config::MessageStoreConfig;
 
 /// mimalloc instead of glibc malloc: every request allocates a few small, short-lived buffers
-/// (header strings, properties, the response), and glibc's malloc/free were ~12 % of the broker's
-/// CPU under load (perf, async 1 KiB sends). mimalloc's thread-local free lists make them a few ns.
+/// (header strings, properties, the response), which mimalloc's thread-local free lists serve
+/// without the cost glibc's malloc/free showed under load (`benches/README.md`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -170,10 +170,8 @@ fn load_broker_config(flags: &Flags) -> CliResult<(BrokerConfig, MessageStoreCon
 ///
 /// The store runs its own threads beside these (flush, dispatch, prefault, cleanup) and the
 /// kernel's loopback and disk work needs CPU too, so one worker per core only adds hand-offs
-/// between workers (each a cross-CPU wake-up, which costs most in a VM). Measured on 2 cores
-/// with the load generator on the same box (`benches/README.md`), one worker against two: CPU
-/// per message at 1,200 sync sends/s 128–133 against 179–248 ms per 1,000, send p99 0.7–0.9
-/// against 2.5–4.5 ms; closed-loop sync 1 KiB +14 %, async 1 KiB +10 %, async 16 KiB -5 %.
+/// between workers (each a cross-CPU wake-up, which costs most in a VM): on 2 cores one worker
+/// used less CPU per message and had the shorter tail (`benches/README.md`).
 fn worker_threads() -> usize {
     let from_env = std::env::var("TOKIO_WORKER_THREADS")
         .ok()

@@ -57,6 +57,12 @@ struct Hist {
     max: u64,
 }
 
+impl Default for Hist {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Hist {
     fn new() -> Self {
         Self {
@@ -450,7 +456,7 @@ async fn probe(a: &Args) -> Result<serde_json::Value, String> {
 
 #[derive(Default)]
 struct SendResult {
-    hist: Option<Hist>,
+    hist: Hist,
     ok: u64,
     failed: u64,
     codes: HashMap<String, u64>,
@@ -470,175 +476,86 @@ fn own_cpu_secs() -> f64 {
     ticks as f64 / 100.0
 }
 
+/// `run`'s options (see the module doc).
+struct RunOptions {
+    addr: String,
+    topic: String,
+    mode: String,
+    size: usize,
+    conns: usize,
+    window: usize,
+    duration: Duration,
+    count: u64,
+    queues: i32,
+    consume: bool,
+    group: String,
+    drain_timeout: Duration,
+    suspend_ms: i64,
+    /// Offered load in messages/s over all connections (0 = as fast as the window allows), so
+    /// both brokers can be measured at the same rate.
+    rate: f64,
+}
+
+impl RunOptions {
+    fn parse(a: &Args) -> Result<Self, String> {
+        let topic = a.s("topic", "BenchTopic");
+        let mode = a.s("mode", "sync");
+        Ok(RunOptions {
+            addr: a.s("addr", "127.0.0.1:10911"),
+            size: a.n("size", 1024)?,
+            conns: a.n("conns", 4)?,
+            window: if mode == "sync" {
+                1
+            } else {
+                a.n("window", 32)?
+            },
+            duration: Duration::from_secs_f64(a.n("duration", 20.0)?),
+            count: a.n("count", 0)?,
+            queues: a.n("queues", 8)?,
+            consume: a.s("consume", "true") == "true",
+            group: a.s("group", &format!("bench_{topic}")),
+            drain_timeout: Duration::from_secs_f64(a.n("drain-timeout", 15.0)?),
+            suspend_ms: a.n("suspend-ms", 1000)?,
+            rate: a.n("rate", 0.0)?,
+            topic,
+            mode,
+        })
+    }
+}
+
 async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     let cpu0 = own_cpu_secs();
-    let addr = a.s("addr", "127.0.0.1:10911");
-    let topic = a.s("topic", "BenchTopic");
-    let mode = a.s("mode", "sync");
-    let size: usize = a.n("size", 1024)?;
-    let conns: usize = a.n("conns", 4)?;
-    let window: usize = if mode == "sync" {
-        1
-    } else {
-        a.n("window", 32)?
-    };
-    let duration = Duration::from_secs_f64(a.n("duration", 20.0)?);
-    let count: u64 = a.n("count", 0)?;
-    let queues: i32 = a.n("queues", 8)?;
-    let consume = a.s("consume", "true") == "true";
-    let group = a.s("group", &format!("bench_{topic}"));
-    let drain_timeout = Duration::from_secs_f64(a.n("drain-timeout", 15.0)?);
-    let suspend_ms: i64 = a.n("suspend-ms", 1000)?;
-    // Offered load in messages/s over all connections (0 = as fast as the window allows), so
-    // both brokers can be measured at the same rate.
-    let rate: f64 = a.n("rate", 0.0)?;
-
+    let o = RunOptions::parse(a)?;
     let mut clients = Vec::new();
-    for _ in 0..conns {
-        clients.push(
-            Client::connect(&addr)
-                .await
-                .map_err(|e| format!("connect {addr}: {e}"))?,
-        );
+    for _ in 0..o.conns {
+        clients.push(connect(&o.addr).await?);
     }
-
-    // Consumer: one connection, one long-polling task per queue, from offset 0.
-    let stop_consume = Arc::new(AtomicBool::new(false));
-    let consumed = Arc::new(AtomicU64::new(0));
-    let mut consumers = Vec::new();
-    if consume {
-        let c = Client::connect(&addr)
-            .await
-            .map_err(|e| format!("connect {addr}: {e}"))?;
-        for q in 0..queues {
-            let (c, topic, group) = (c.clone(), topic.clone(), group.clone());
-            let (stop, consumed) = (stop_consume.clone(), consumed.clone());
-            consumers.push(tokio::spawn(async move {
-                pull_loop(c, topic, group, q, suspend_ms, stop, consumed).await
-            }));
-        }
-    }
-
-    let template = Arc::new(body_of(size));
-    let budget = Arc::new(AtomicU64::new(if count == 0 { u64::MAX } else { count }));
-    let t0 = Instant::now();
-    let t0_us = now_us();
-    let deadline = if count == 0 {
-        Some(t0 + duration)
-    } else {
-        None
-    };
-    let tickets = Arc::new(AtomicU64::new(0));
-    let mut senders = Vec::new();
-    for (ci, c) in clients.iter().enumerate() {
-        for w in 0..window {
-            let (c, topic, template, budget) =
-                (c.clone(), topic.clone(), template.clone(), budget.clone());
-            let tickets = tickets.clone();
-            let mut q = ((ci * window + w) as i32) % queues;
-            senders.push(tokio::spawn(async move {
-                let mut r = SendResult {
-                    hist: Some(Hist::new()),
-                    ..Default::default()
-                };
-                loop {
-                    if rate > 0.0 {
-                        let k = tickets.fetch_add(1, Ordering::Relaxed);
-                        let at = t0 + Duration::from_secs_f64(k as f64 / rate);
-                        tokio::time::sleep_until(at.into()).await;
-                    }
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        break;
-                    }
-                    if budget
-                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1))
-                        .is_err()
-                    {
-                        break;
-                    }
-                    let cmd = send_cmd(&topic, q, stamped(&template));
-                    q = (q + 1) % queues;
-                    let start = Instant::now();
-                    match c.call(cmd, RPC_TIMEOUT).await {
-                        Ok(resp) if resp.code == ResponseCode::SUCCESS.code() => {
-                            r.ok += 1;
-                            if let Some(h) = r.hist.as_mut() {
-                                h.record(start.elapsed().as_micros() as u64);
-                            }
-                        }
-                        Ok(resp) => {
-                            r.failed += 1;
-                            *r.codes.entry(format!("code_{}", resp.code)).or_default() += 1;
-                        }
-                        Err(e) => {
-                            r.failed += 1;
-                            *r.codes.entry(format!("{e:?}")).or_default() += 1;
-                            if matches!(e, RpcError::Closed) {
-                                tokio::time::sleep(Duration::from_millis(10)).await;
-                            }
-                        }
-                    }
-                }
-                r
-            }));
-        }
-    }
-    let mut send_hist = Hist::new();
-    let (mut sent, mut failed) = (0u64, 0u64);
-    let mut codes: HashMap<String, u64> = HashMap::new();
-    for s in senders {
-        let r = s.await.map_err(|e| e.to_string())?;
-        if let Some(h) = &r.hist {
-            send_hist.merge(h);
-        }
-        sent += r.ok;
-        failed += r.failed;
-        for (k, v) in r.codes {
-            *codes.entry(k).or_default() += v;
-        }
-    }
+    let consumers = Consumers::start(&o).await?;
+    let plan = SendPlan::new(&o);
+    let (t0, t0_us) = (plan.t0, plan.t0_us);
+    let sends = SendResult::join(spawn_senders(&o, &clients, &plan)).await?;
     let send_secs = t0.elapsed().as_secs_f64();
-
-    let mut e2e = Hist::new();
-    let mut slow = Vec::new();
-    let mut consume_secs = 0.0;
-    let mut n_consumed = 0;
-    if consume {
-        let dl = Instant::now() + drain_timeout;
-        while consumed.load(Ordering::Relaxed) < sent && Instant::now() < dl {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        consume_secs = t0.elapsed().as_secs_f64();
-        // Let any over-delivery show up before stopping.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        stop_consume.store(true, Ordering::Relaxed);
-        for c in consumers {
-            if let Ok((h, s)) = c.await {
-                e2e.merge(&h);
-                slow.extend(s);
-            }
-        }
-        n_consumed = consumed.load(Ordering::Relaxed);
-    }
-    let mismatch = consume && n_consumed != sent;
+    let sent = sends.ok;
+    let got = consumers.drain(&o, sent, t0).await;
+    let mismatch = o.consume && got.n != sent;
     let v = serde_json::json!({
         "cmd": "run",
-        "topic": topic,
-        "mode": mode,
-        "size": size,
-        "conns": conns,
-        "window": window,
-        "rate": rate,
+        "topic": o.topic,
+        "mode": o.mode,
+        "size": o.size,
+        "conns": o.conns,
+        "window": o.window,
+        "rate": o.rate,
         "send_secs": send_secs,
         "sent": sent,
-        "failed": failed,
-        "fail_codes": codes,
+        "failed": sends.failed,
+        "fail_codes": sends.codes,
         "send_tps": sent as f64 / send_secs,
-        "send_rtt_us": send_hist.json(),
-        "consumed": n_consumed,
-        "consume_tps": if consume_secs > 0.0 { n_consumed as f64 / consume_secs } else { 0.0 },
-        "e2e_us": e2e.json(),
-        "slow_e2e": slow_episodes(slow, t0_us),
+        "send_rtt_us": sends.hist.json(),
+        "consumed": got.n,
+        "consume_tps": if got.secs > 0.0 { got.n as f64 / got.secs } else { 0.0 },
+        "e2e_us": got.e2e.json(),
+        "slow_e2e": slow_episodes(got.slow, t0_us),
         "count_mismatch": mismatch,
         // the generator's own CPU over the run; near `--threads` x run time means it, not the
         // broker, limited the throughput
@@ -647,10 +564,212 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     Ok((v, mismatch))
 }
 
+async fn connect(addr: &str) -> Result<Client, String> {
+    Client::connect(addr)
+        .await
+        .map_err(|e| format!("connect {addr}: {e}"))
+}
+
+/// What every sender task of a run shares.
+#[derive(Clone)]
+struct SendPlan {
+    topic: String,
+    template: Arc<Vec<u8>>,
+    /// Sends left (`--count`; unbounded with `--duration`).
+    budget: Arc<AtomicU64>,
+    /// With `--rate`: the next send slot, counted from `t0`.
+    tickets: Arc<AtomicU64>,
+    rate: f64,
+    /// The start of the sends, as an `Instant` and in µs since the epoch.
+    t0: Instant,
+    t0_us: u64,
+    deadline: Option<Instant>,
+    queues: i32,
+}
+
+impl SendPlan {
+    fn new(o: &RunOptions) -> Self {
+        let template = Arc::new(body_of(o.size));
+        let budget = Arc::new(AtomicU64::new(if o.count == 0 {
+            u64::MAX
+        } else {
+            o.count
+        }));
+        let t0 = Instant::now();
+        SendPlan {
+            topic: o.topic.clone(),
+            template,
+            budget,
+            tickets: Arc::new(AtomicU64::new(0)),
+            rate: o.rate,
+            t0,
+            t0_us: now_us(),
+            deadline: (o.count == 0).then(|| t0 + o.duration),
+            queues: o.queues,
+        }
+    }
+}
+
+/// `window` sender tasks per connection, spreading their sends over the queues.
+fn spawn_senders(
+    o: &RunOptions,
+    clients: &[Client],
+    plan: &SendPlan,
+) -> Vec<tokio::task::JoinHandle<SendResult>> {
+    let mut senders = Vec::new();
+    for (ci, c) in clients.iter().enumerate() {
+        for w in 0..o.window {
+            let q = ((ci * o.window + w) as i32) % o.queues;
+            senders.push(tokio::spawn(send_loop(c.clone(), plan.clone(), q)));
+        }
+    }
+    senders
+}
+
+/// One sender: waits for its rate slot, sends, records the RTT; until the deadline or the
+/// budget runs out.
+async fn send_loop(c: Client, plan: SendPlan, mut q: i32) -> SendResult {
+    let mut r = SendResult::default();
+    loop {
+        if plan.rate > 0.0 {
+            let k = plan.tickets.fetch_add(1, Ordering::Relaxed);
+            let at = plan.t0 + Duration::from_secs_f64(k as f64 / plan.rate);
+            tokio::time::sleep_until(at.into()).await;
+        }
+        if plan.deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        if plan
+            .budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1))
+            .is_err()
+        {
+            break;
+        }
+        let cmd = send_cmd(&plan.topic, q, stamped(&plan.template));
+        q = (q + 1) % plan.queues;
+        let start = Instant::now();
+        if r.add(c.call(cmd, RPC_TIMEOUT).await, start) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    r
+}
+
+impl SendResult {
+    /// Counts one send's outcome; true when the connection is closed.
+    fn add(&mut self, resp: Result<RemotingCommand, RpcError>, start: Instant) -> bool {
+        match resp {
+            Ok(resp) if resp.code == ResponseCode::SUCCESS.code() => {
+                self.ok += 1;
+                self.hist.record(start.elapsed().as_micros() as u64);
+            }
+            Ok(resp) => {
+                self.failed += 1;
+                *self.codes.entry(format!("code_{}", resp.code)).or_default() += 1;
+            }
+            Err(e) => {
+                self.failed += 1;
+                *self.codes.entry(format!("{e:?}")).or_default() += 1;
+                return matches!(e, RpcError::Closed);
+            }
+        }
+        false
+    }
+
+    /// Waits for every sender and adds up their results.
+    async fn join(senders: Vec<tokio::task::JoinHandle<SendResult>>) -> Result<Self, String> {
+        let mut all = SendResult::default();
+        for s in senders {
+            let r = s.await.map_err(|e| e.to_string())?;
+            all.hist.merge(&r.hist);
+            all.ok += r.ok;
+            all.failed += r.failed;
+            for (k, v) in r.codes {
+                *all.codes.entry(k).or_default() += v;
+            }
+        }
+        Ok(all)
+    }
+}
+
+/// The consuming side of a run: with `--consume`, one connection and one long-polling task per
+/// queue, from offset 0.
+struct Consumers {
+    stop: Arc<AtomicBool>,
+    consumed: Arc<AtomicU64>,
+    tasks: Vec<tokio::task::JoinHandle<(Hist, SlowDeliveries)>>,
+}
+
+/// What the consumers received.
+struct Consumed {
+    e2e: Hist,
+    slow: SlowDeliveries,
+    /// Seconds from the start of the sends until the consumers caught up (0 without `--consume`).
+    secs: f64,
+    n: u64,
+}
+
+impl Consumers {
+    async fn start(o: &RunOptions) -> Result<Self, String> {
+        let mut consumers = Consumers {
+            stop: Arc::new(AtomicBool::new(false)),
+            consumed: Arc::new(AtomicU64::new(0)),
+            tasks: Vec::new(),
+        };
+        if !o.consume {
+            return Ok(consumers);
+        }
+        let c = connect(&o.addr).await?;
+        for q in 0..o.queues {
+            let (c, topic, group) = (c.clone(), o.topic.clone(), o.group.clone());
+            let (stop, consumed) = (consumers.stop.clone(), consumers.consumed.clone());
+            let suspend_ms = o.suspend_ms;
+            consumers.tasks.push(tokio::spawn(async move {
+                pull_loop(c, topic, group, q, suspend_ms, stop, consumed).await
+            }));
+        }
+        Ok(consumers)
+    }
+
+    /// Waits (up to `--drain-timeout`) until `sent` messages were consumed, then stops the
+    /// consumers and merges what they saw.
+    async fn drain(self, o: &RunOptions, sent: u64, t0: Instant) -> Consumed {
+        let mut got = Consumed {
+            e2e: Hist::new(),
+            slow: Vec::new(),
+            secs: 0.0,
+            n: 0,
+        };
+        if !o.consume {
+            return got;
+        }
+        let dl = Instant::now() + o.drain_timeout;
+        while self.consumed.load(Ordering::Relaxed) < sent && Instant::now() < dl {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        got.secs = t0.elapsed().as_secs_f64();
+        // Let any over-delivery show up before stopping.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        self.stop.store(true, Ordering::Relaxed);
+        for c in self.tasks {
+            if let Ok((h, s)) = c.await {
+                got.e2e.merge(&h);
+                got.slow.extend(s);
+            }
+        }
+        got.n = self.consumed.load(Ordering::Relaxed);
+        got
+    }
+}
+
 /// End-to-end latency from which a delivery counts as slow in `slow_e2e`.
 const SLOW_E2E_US: u64 = 10_000;
 /// Slow deliveries kept per queue (send time, e2e µs) for `slow_e2e`.
 const SLOW_KEEP: usize = 4096;
+
+/// Slow deliveries: (send time in µs since the epoch, e2e µs).
+type SlowDeliveries = Vec<(u64, u64)>;
 
 /// Long-polls one queue; returns the end-to-end histogram of the bench's own messages and its
 /// slow deliveries (send time in µs since the epoch, e2e µs).
@@ -662,26 +781,12 @@ async fn pull_loop(
     suspend_ms: i64,
     stop: Arc<AtomicBool>,
     consumed: Arc<AtomicU64>,
-) -> (Hist, Vec<(u64, u64)>) {
+) -> (Hist, SlowDeliveries) {
     let mut h = Hist::new();
     let mut slow = Vec::new();
     let mut offset = 0i64;
     while !stop.load(Ordering::Relaxed) {
-        let hdr = PullMessageRequestHeader {
-            consumer_group: group.clone(),
-            topic: topic.clone(),
-            queue_id: queue,
-            queue_offset: offset,
-            max_msg_nums: PULL_BATCH,
-            sys_flag: 0x2 | 0x4, // FLAG_SUSPEND | FLAG_SUBSCRIPTION
-            commit_offset: 0,
-            suspend_timeout_millis: suspend_ms,
-            subscription: Some("*".into()),
-            sub_version: (now_us() / 1000) as i64,
-            expression_type: Some("TAG".into()),
-            ..Default::default()
-        };
-        let cmd = request(RequestCode::PULL_MESSAGE, &hdr);
+        let cmd = pull_cmd(&topic, &group, queue, offset, suspend_ms);
         let resp = match c
             .call(cmd, Duration::from_millis(suspend_ms as u64 + 5000))
             .await
@@ -714,6 +819,25 @@ async fn pull_loop(
         }
     }
     (h, slow)
+}
+
+/// A long-polling PULL_MESSAGE for `PULL_BATCH` messages from `offset`, subscribed to `*`.
+fn pull_cmd(topic: &str, group: &str, queue: i32, offset: i64, suspend_ms: i64) -> RemotingCommand {
+    let hdr = PullMessageRequestHeader {
+        consumer_group: group.to_string(),
+        topic: topic.to_string(),
+        queue_id: queue,
+        queue_offset: offset,
+        max_msg_nums: PULL_BATCH,
+        sys_flag: 0x2 | 0x4, // FLAG_SUSPEND | FLAG_SUBSCRIPTION
+        commit_offset: 0,
+        suspend_timeout_millis: suspend_ms,
+        subscription: Some("*".into()),
+        sub_version: (now_us() / 1000) as i64,
+        expression_type: Some("TAG".into()),
+        ..Default::default()
+    };
+    request(RequestCode::PULL_MESSAGE, &hdr)
 }
 
 /// Slow deliveries grouped into episodes (sends less than 50 ms apart), the 10 worst by their

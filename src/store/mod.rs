@@ -13,6 +13,7 @@ pub mod dispatch;
 pub mod error;
 pub mod flush;
 pub mod get;
+mod get_message;
 pub mod index;
 pub mod mapped_file;
 pub mod message;

@@ -18,7 +18,7 @@ use super::dispatch::reput::redispatch_until;
 use super::error::{Result, StoreError};
 use super::flush::group_commit::GroupCommitQueue;
 use super::index::IndexService;
-use super::mapped_file::os;
+use super::mapped_file::{os, MappedFile};
 use super::paths::StorePaths;
 use super::{FlushDiskType, StoreInner};
 
@@ -105,18 +105,12 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
     Ok((inner, lock))
 }
 
+/// Recovers the commit log's valid end, truncates what lies past it and re-dispatches what the
+/// consume queues and the index miss (store-format.md §7).
 fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) -> Result<()> {
-    let cl = &inner.commitlog;
-    let files = cl.queue.files();
+    let files = inner.commitlog.queue.files();
     if files.is_empty() {
-        for cq in inner.cqs.all() {
-            inner.cqs.remove_queue(cq.topic(), cq.queue_id())?;
-        }
-        if let Some(index) = &inner.index {
-            index.destroy()?;
-        }
-        cl.set_queue_offsets(Default::default(), 0);
-        return Ok(());
+        return clear_logics(inner);
     }
     let dispatch_from = inner
         .cqs
@@ -125,23 +119,61 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
         .map(|q| q.max_physic_offset())
         .max()
         .unwrap_or(-1);
-    // The validation scan starts where Java's does; a lagging index only moves the re-dispatch
-    // start back (scanning more with CRC checks would truncate at damage Java never looks at).
-    let start_idx = if abnormal {
+    let start_idx = scan_start_index(inner, &files, abnormal, dispatch_from);
+    let index_lag = index_resume_offset(inner, index_rebuild_from, dispatch_from);
+    let (process, last_ts) = scan_commit_log(inner, start_idx);
+    let index_cut = truncate_dirty(inner, process)?;
+    let scan_start = files.get(start_idx).map(|f| f.from_offset()).unwrap_or(0);
+    let lagging = index_lag.into_iter().chain(index_cut);
+    let reput_start = reput_start(inner, scan_start, dispatch_from, process, lagging);
+    redispatch(inner, reput_start, process, abnormal, dispatch_from)?;
+    restore_offsets(inner, process, last_ts);
+    Ok(())
+}
+
+/// No commit log: consume queues and index point at nothing.
+fn clear_logics(inner: &StoreInner) -> Result<()> {
+    for cq in inner.cqs.all() {
+        inner.cqs.remove_queue(cq.topic(), cq.queue_id())?;
+    }
+    if let Some(index) = &inner.index {
+        index.destroy()?;
+    }
+    inner.commitlog.set_queue_offsets(Default::default(), 0);
+    Ok(())
+}
+
+/// The commit-log file the validation scan starts in. It starts where Java's does; a lagging
+/// index only moves the re-dispatch start back (scanning more with CRC checks would truncate at
+/// damage Java never looks at).
+fn scan_start_index(
+    inner: &StoreInner,
+    files: &[Arc<MappedFile>],
+    abnormal: bool,
+    dispatch_from: i64,
+) -> usize {
+    let check_crc = inner.cfg.check_crc_on_recover;
+    if abnormal {
         let min_ts = if inner.cfg.message_index_safe {
             inner.checkpoint.min_timestamp_index()
         } else {
             inner.checkpoint.min_timestamp()
         };
-        clr::abnormal_start_index(&files, min_ts, inner.cfg.check_crc_on_recover)
+        clr::abnormal_start_index(files, min_ts, check_crc)
     } else {
-        clr::normal_start_index(&files, dispatch_from, inner.cfg.check_crc_on_recover)
-    };
-    let index_lag = index_resume_offset(inner, index_rebuild_from, dispatch_from);
+        clr::normal_start_index(files, dispatch_from, check_crc)
+    }
+}
+
+/// Scans the commit log from file `start_idx`: the end of its last valid record and that
+/// record's store timestamp.
+fn scan_commit_log(inner: &StoreInner, start_idx: usize) -> (i64, i64) {
     let check_crc = inner.cfg.check_crc_on_recover;
     let t0 = std::time::Instant::now();
     let mut last_ts = 0;
-    let scan = clr::scan(cl, start_idx, check_crc, |_, r| last_ts = r.store_timestamp);
+    let scan = clr::scan(&inner.commitlog, start_idx, check_crc, |_, r| {
+        last_ts = r.store_timestamp
+    });
     let secs = t0.elapsed().as_secs_f64();
     tracing::info!(
         process_offset = scan.process_offset,
@@ -150,23 +182,36 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
         mb_per_s = (scan.bytes as f64 / (1 << 20) as f64 / secs.max(1e-9)) as u64,
         "commit-log scan done"
     );
-    let process = scan.process_offset;
-    cl.queue.truncate_dirty(process)?;
+    (scan.process_offset, last_ts)
+}
+
+/// Cuts commit log, consume queues and index at `process`; where the index was cut, if it was.
+fn truncate_dirty(inner: &StoreInner, process: i64) -> Result<Option<i64>> {
+    inner.commitlog.queue.truncate_dirty(process)?;
     for cq in inner.cqs.all() {
         cq.truncate_dirty_logic_files(process)?;
     }
-    let index_cut = match &inner.index {
-        Some(index) => index.drop_files_past(process)?,
-        None => None,
-    };
-    // Where dispatch must restart to make consume queues and index complete. Java re-dispatches
-    // from the first scanned file (abnormal) or only records past the consume queues' max
-    // (normal, 5.3.2+). rmqd re-dispatches every scanned record in both modes: units and index
-    // entries already present are skipped, and a consume queue whose tail units were lost (cut
-    // or torn units, or a torn unit of the newest record, which Java's `>` test misses) gets
-    // them back. With no consume queue at all, everything is rebuilt (Java only does that on a
-    // normal start).
-    let scan_start = files.get(start_idx).map(|f| f.from_offset()).unwrap_or(0);
+    match &inner.index {
+        Some(index) => index.drop_files_past(process),
+        None => Ok(None),
+    }
+}
+
+/// Where dispatch must restart to make consume queues and index complete. Java re-dispatches
+/// from the first scanned file (abnormal) or only records past the consume queues' max
+/// (normal, 5.3.2+). rmqd re-dispatches every scanned record in both modes: units and index
+/// entries already present are skipped, and a consume queue whose tail units were lost (cut
+/// or torn units, or a torn unit of the newest record, which Java's `>` test misses) gets
+/// them back. With no consume queue at all, everything is rebuilt (Java only does that on a
+/// normal start). `lagging`: where the index needs records from.
+fn reput_start(
+    inner: &StoreInner,
+    scan_start: i64,
+    dispatch_from: i64,
+    process: i64,
+    lagging: impl Iterator<Item = i64>,
+) -> i64 {
+    let cl = &inner.commitlog;
     let mut reput_start = if dispatch_from < 0 {
         cl.min_offset()
     } else {
@@ -174,10 +219,20 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
     };
     // Queues that cut good units for damage inside them are restored from their last good unit.
     let repair = inner.cqs.all().iter().filter_map(|q| q.repair_from()).min();
-    for off in index_lag.into_iter().chain(index_cut).chain(repair) {
+    for off in lagging.chain(repair) {
         reput_start = reput_start.min(off);
     }
-    reput_start = reput_start.clamp(cl.min_offset(), process);
+    reput_start.clamp(cl.min_offset(), process)
+}
+
+/// Dispatches `[reput_start, process)` again, then leaves the reput offset at `process`.
+fn redispatch(
+    inner: &StoreInner,
+    reput_start: i64,
+    process: i64,
+    abnormal: bool,
+    dispatch_from: i64,
+) -> Result<()> {
     inner.reput_offset.store(reput_start, Ordering::Release);
     if reput_start < process {
         tracing::info!(
@@ -196,6 +251,13 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
         tracing::info!(units = n, "re-dispatch done");
     }
     inner.reput_offset.store(process, Ordering::Release);
+    Ok(())
+}
+
+/// After re-dispatch: the queue offset table, each queue's min offset, the store time and the
+/// flushed position the commit log continues from.
+fn restore_offsets(inner: &StoreInner, process: i64, last_ts: i64) {
+    let cl = &inner.commitlog;
     if let Some(index) = &inner.index {
         if index.file_count() == 0 && process > cl.min_offset() {
             tracing::debug!("no indexable keys in the commit log");
@@ -215,8 +277,7 @@ fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) 
         0
     };
     cl.set_queue_offsets(table, last_ts.max(ckpt_ts));
-    inner.commitlog.queue.set_flushed_where(process);
-    Ok(())
+    cl.queue.set_flushed_where(process);
 }
 
 /// Where the index must be rebuilt from, if it lags the consume queues.

@@ -1,5 +1,7 @@
 //! One background thread of the store (flush, dispatch, cleanup, pre-fault, page release): a
-//! name, a stop flag its loop polls between `park_timeout`s, and a join when the store closes.
+//! name, a stop flag its loop polls, a wake-up and a join when the store closes. Each service
+//! keeps its own file with its own `start` and `stop` (Java's `ServiceThread` subclasses); this
+//! is the skeleton they share.
 
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -31,23 +33,45 @@ impl ServiceThread {
         })
     }
 
-    /// The thread, to unpark it (`None` once stopped).
-    pub(crate) fn thread(&self) -> Option<&Thread> {
-        self.handle.as_ref().map(JoinHandle::thread)
-    }
-
-    /// Raises the stop flag without waiting (for a loop woken by something else than unpark).
-    pub(crate) fn signal_stop(&self) {
-        self.stop.store(true, Ordering::Release);
+    /// `spawn` for a loop that sleeps on an [`IdleWaker`] of `inner` (picked by `waker`): the
+    /// thread is registered there, so that work published for it wakes it.
+    pub(crate) fn spawn_woken_by(
+        name: &str,
+        inner: Arc<StoreInner>,
+        waker: fn(&StoreInner) -> &IdleWaker,
+        run: fn(Arc<StoreInner>, Arc<AtomicBool>),
+    ) -> std::io::Result<Self> {
+        let service = Self::spawn(name, Arc::clone(&inner), run)?;
+        if let Some(h) = &service.handle {
+            waker(&inner).register(h.thread());
+        }
+        Ok(service)
     }
 
     /// Raises the stop flag, wakes the thread from its park and waits for the loop to return.
     pub fn stop(&mut self) {
-        self.signal_stop();
+        self.stop_and_wake(|| {});
+    }
+
+    /// `stop` for a loop that waits elsewhere than in a park: `wake` reaches it there, after the
+    /// flag is raised.
+    pub(crate) fn stop_and_wake(&mut self, wake: impl FnOnce()) {
+        self.stop.store(true, Ordering::Release);
+        wake();
         if let Some(h) = self.handle.take() {
             h.thread().unpark();
             let _ = h.join();
         }
+    }
+}
+
+/// The loop of a service that works on a period: until the stop flag is raised, parks up to
+/// `period` (the stop's unpark ends the park early) and runs `tick`, once more after that
+/// wake-up.
+pub(crate) fn run_every(stop: &AtomicBool, period: Duration, mut tick: impl FnMut()) {
+    while !stop.load(Ordering::Acquire) {
+        std::thread::park_timeout(period);
+        tick();
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::store::mapped_file::os::disk_used_ratio;
-use crate::store::service::ServiceThread;
+use crate::store::service::{run_every, ServiceThread};
 use crate::store::util::{local_time, now_ms};
 use crate::store::StoreInner;
 
@@ -109,11 +109,10 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     let interval = Duration::from_millis(inner.cfg.clean_resource_interval.max(100) as u64);
     let start = Instant::now();
     let mut last = Instant::now();
-    while !stop.load(Ordering::Acquire) {
-        std::thread::park_timeout(Duration::from_millis(200));
+    run_every(&stop, Duration::from_millis(200), || {
         if start.elapsed() < Duration::from_secs(60).min(interval * 6) || last.elapsed() < interval
         {
-            continue;
+            return;
         }
         last = Instant::now();
         let manual = inner
@@ -123,5 +122,5 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
             })
             .is_ok();
         run_pass(&inner, manual, false);
-    }
+    });
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::store::mapped_file::MappedFileQueue;
-use crate::store::service::ServiceThread;
+use crate::store::service::{run_every, ServiceThread};
 use crate::store::StoreInner;
 
 /// Bytes behind the dispatch offset that stay mapped: the pages caught-up consumers read.
@@ -46,8 +46,7 @@ impl PageReleaseService {
 fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     let queue = &inner.commitlog.queue;
     let mut last_sweep = Instant::now();
-    while !stop.load(Ordering::Acquire) {
-        std::thread::park_timeout(TICK);
+    run_every(&stop, TICK, || {
         let limit = inner.reput_offset.load(Ordering::Acquire) - HOT_WINDOW;
         let read_low = inner.commitlog.take_read_low();
         let sweep = last_sweep.elapsed() >= SWEEP_EVERY;
@@ -57,7 +56,7 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
         for (from, to) in tick_ranges(queue.min_offset(), limit, read_low, sweep) {
             release(queue, from, to);
         }
-    }
+    });
 }
 
 /// The ranges a tick releases: everything behind the window on a sweep; else the last `RECENT`

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::store::mapped_file::MappedFile;
-use crate::store::service::ServiceThread;
+use crate::store::service::{IdleWaker, ServiceThread};
 use crate::store::StoreInner;
 
 /// Bytes kept populated ahead of the writer (about 30 ms of appends at 500 MB/s).
@@ -29,11 +29,7 @@ pub struct PrefaultService(ServiceThread);
 
 impl PrefaultService {
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let service = ServiceThread::spawn("PrefaultService", Arc::clone(&inner), run)?;
-        if let Some(t) = service.thread() {
-            inner.commitlog.prefault_waker.register(t);
-        }
-        Ok(Self(service))
+        ServiceThread::spawn_woken_by("PrefaultService", inner, waker, run).map(Self)
     }
 
     pub fn stop(&mut self) {
@@ -47,6 +43,11 @@ enum Step {
     /// Nothing to do until the commit log's max offset reaches this.
     Idle(i64),
     Unsupported,
+}
+
+/// What the put that passes `prefault_wake_at` wakes the thread through.
+fn waker(inner: &StoreInner) -> &IdleWaker {
+    &inner.commitlog.prefault_waker
 }
 
 fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {

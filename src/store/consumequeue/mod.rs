@@ -1,5 +1,6 @@
 //! `ConsumeQueue`: per `topic/queueId` 20-byte units `i64 phyOffset | i32 size | i64 tagsCode`,
-//! no header, unit k at queue byte k*20 (store-format.md §4). One writer: the dispatch thread.
+//! no header, unit k at queue byte k*20 (store-format.md §4). One writer at a time: whoever holds
+//! `dispatch_lock` (the dispatch thread, or a put dispatching what it appended).
 
 pub mod table;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::Scope;
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::error::Result;
-use crate::store::service::ServiceThread;
+use crate::store::service::{IdleWaker, ServiceThread};
 use crate::store::StoreInner;
 
 /// Dispatches records from `inner.reput_offset` up to `limit`. Returns the units dispatched.
@@ -37,8 +37,7 @@ pub(crate) fn redispatch_until(
 /// Dispatches on the calling thread what a put just made readable, unless another thread is
 /// dispatching (then the dispatch thread is woken for it). A put that finds no one dispatching
 /// thus delivers to a held pull without a thread switch: the arrival wakes the pull's task on
-/// the putting worker. (At 1,200 sync sends/s this took broker CPU from 200–242 to 186–213 ms
-/// per 1,000 messages and end-to-end p50 from 0.28–0.32 to 0.23–0.26 ms; `benches/README.md`.)
+/// the putting worker (less CPU and latency per message: `benches/README.md`).
 pub(crate) fn dispatch_after_put(inner: &StoreInner) {
     let Some(_single_writer) = inner.dispatch_lock.try_lock() else {
         inner.reput_waker.wake();
@@ -137,8 +136,7 @@ fn dispatch_locked(
 // reput thread polls every 1 ms). Once woken, the thread does not go back to being wakeable until
 // a pass finds nothing: after every pass that dispatched records it naps [`BUSY_NAP`], unwakeable,
 // so that under load it dispatches in batches at no more than one switch per nap, however many
-// puts arrive. (A wake-up from every put, tried before, switched the thread in once per message:
-// +50 % broker CPU per message and -30 % sync throughput.)
+// puts arrive, rather than being switched in once per message.
 
 /// The idle dispatch thread's longest sleep. Puts wake it, so this only bounds how long a
 /// record appended before the thread registered with the waker (at start) can wait.
@@ -154,18 +152,19 @@ pub struct ReputMessageService(ServiceThread);
 impl ReputMessageService {
     /// Starts tailing from `inner.reput_offset`.
     pub(crate) fn start(inner: Arc<StoreInner>) -> std::io::Result<Self> {
-        let service = ServiceThread::spawn("ReputMessageService", Arc::clone(&inner), run)?;
-        // Until this is set, puts cannot wake the thread; it still polls every IDLE_PARK.
-        if let Some(t) = service.thread() {
-            inner.reput_waker.register(t);
-        }
-        Ok(Self(service))
+        // Until the thread is registered, puts cannot wake it; it still polls every IDLE_PARK.
+        ServiceThread::spawn_woken_by("ReputMessageService", inner, waker, run).map(Self)
     }
 
     /// Stops after dispatching everything confirmed.
     pub fn stop(&mut self) {
         self.0.stop();
     }
+}
+
+/// What puts wake the thread through.
+fn waker(inner: &StoreInner) -> &IdleWaker {
+    &inner.reput_waker
 }
 
 fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {

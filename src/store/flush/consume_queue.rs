@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::store::service::ServiceThread;
+use crate::store::service::{run_every, ServiceThread};
 use crate::store::StoreInner;
 
 pub struct ConsumeQueueFlushService(ServiceThread);
@@ -68,13 +68,12 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     let least = cfg.flush_consume_queue_least_pages.max(0) as usize;
     let mut last_thorough = Instant::now();
     let mut last_ckpt = Instant::now();
-    while !stop.load(Ordering::Acquire) {
-        std::thread::park_timeout(interval.min(Duration::from_secs(1)));
+    run_every(&stop, interval.min(Duration::from_secs(1)), || {
         if last_thorough.elapsed() >= thorough {
             last_thorough = Instant::now();
             flush_all_logics(&inner);
             last_ckpt = Instant::now();
-            continue;
+            return;
         }
         for cq in inner.cqs.all() {
             if let Err(e) = cq.flush(least) {
@@ -87,5 +86,5 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
                 tracing::error!(error = %e, "checkpoint flush failed");
             }
         }
-    }
+    });
 }

@@ -56,9 +56,7 @@ impl GroupCommitService {
 
     /// The loop waits on `queue`, not in a park: wake it there.
     pub(crate) fn stop(&mut self, queue: &GroupCommitQueue) {
-        self.0.signal_stop();
-        queue.wake();
-        self.0.stop();
+        self.0.stop_and_wake(|| queue.wake());
     }
 }
 

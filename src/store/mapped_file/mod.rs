@@ -328,10 +328,10 @@ impl MappedFile {
     /// Turns off fault readahead for this mapping (`MADV_RANDOM`): a fault then maps only the
     /// page it hit. By default the first store into a hole of a sparse file faults in a whole
     /// readahead window (the device's `read_ahead_kb`) of hole pages, each allocated and
-    /// zero-filled on the writer's thread: with 8 MiB that is an entire 6 MB consume-queue file,
-    /// ~2.8 ms (perf: `filemap_fault` → `page_cache_ra_order` → `memset`), which delayed the
-    /// first deliveries of every fresh topic by 20–40 ms. Advice only: a kernel that refuses it
-    /// leaves readahead on, which is slower, not wrong.
+    /// zero-filled on the writer's thread (`filemap_fault` → `page_cache_ra_order` → `memset`):
+    /// with a window as large as a consume-queue file, milliseconds that delay the first
+    /// deliveries of every fresh topic (`benches/README.md`). Advice only: a kernel that refuses
+    /// it leaves readahead on, which is slower, not wrong.
     pub fn advise_no_readahead(&self) {
         if let Err(e) = self.map.advise(Advice::Random) {
             tracing::debug!(path = %self.path.display(), error = %e, "madvise(MADV_RANDOM) refused");
@@ -342,8 +342,7 @@ impl MappedFile {
     /// reading its data extents into the page cache (`MADV_WILLNEED`, asynchronous), then turns
     /// fault readahead off (`advise_no_readahead`). Recovery's scan of the units still reads
     /// ahead on a cold page cache, and neither it nor the next append fault in (and zero-fill)
-    /// a readahead window of the file's unwritten holes: ~1.5 ms per queue at start-up on the
-    /// bench machine, whose 8 MiB window covers a whole 6 MB consume-queue file.
+    /// a readahead window of the file's unwritten holes, a cost paid per queue at start-up.
     pub fn prefetch_data_then_no_readahead(&self) {
         for (data, hole) in self.data_extents(0) {
             let start = data / OS_PAGE_SIZE * OS_PAGE_SIZE;

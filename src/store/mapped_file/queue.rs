@@ -43,8 +43,8 @@ impl MappedFileQueue {
     /// Maps the files this queue creates from now on with `MADV_RANDOM` (see
     /// `MappedFile::advise_no_readahead`): for logs written in small records through the
     /// mapping (consume queues), where a fault's readahead over a new file's holes would cost
-    /// the writer milliseconds (a window of `read_ahead_kb`, 8 MiB on the bench machine: more
-    /// than a whole consume-queue file). Files already loaded from disk keep readahead: recovery
+    /// the writer milliseconds (a window of `read_ahead_kb`, which can be more than a whole
+    /// consume-queue file). Files already loaded from disk keep readahead: recovery
     /// scans them from the start, and on a cold page cache page-by-page faults would be far
     /// slower. The last of them, which appends continue in, has its data read ahead now and then
     /// goes without (`MappedFile::prefetch_data_then_no_readahead`).

@@ -48,6 +48,14 @@ impl Report {
     pub fn is_ok(&self) -> bool {
         self.problems.is_empty()
     }
+
+    pub(crate) fn problem(&mut self, file: &Path, offset: u64, what: impl Into<String>) {
+        self.problems.push(Problem {
+            file: file.to_path_buf(),
+            offset,
+            what: what.into(),
+        });
+    }
 }
 
 /// Progress callback: (phase, done, total).
@@ -66,6 +74,33 @@ impl CommitLogView {
             .find(|(f, _, _)| *f <= off && off < f + self.file_size)?;
         map.get((off - from) as usize..)
     }
+}
+
+/// One index entry as stored (store-format.md §5): `keyHash | phyOffset | timeDiff | prevIndex`.
+pub(crate) struct IndexEntry {
+    pub(crate) hash: i32,
+    pub(crate) phy_offset: i64,
+    pub(crate) time_diff: i32,
+    pub(crate) prev: i32,
+}
+
+/// Byte position of entry `n` in an index file with `slots` hash slots.
+pub(crate) fn index_entry_pos(slots: usize, n: usize) -> usize {
+    INDEX_HEADER_SIZE + slots * 4 + n * 20
+}
+
+/// Entry `n` of a mapped index file (`None` past its end).
+pub(crate) fn index_entry(map: &[u8], slots: usize, n: usize) -> Option<IndexEntry> {
+    let ep = index_entry_pos(slots, n);
+    let e = map.get(ep..ep + 20)?;
+    let mut p = [0u8; 8];
+    p.copy_from_slice(&e[4..12]);
+    Some(IndexEntry {
+        hash: i32::from_be_bytes([e[0], e[1], e[2], e[3]]),
+        phy_offset: i64::from_be_bytes(p),
+        time_diff: i32::from_be_bytes([e[12], e[13], e[14], e[15]]),
+        prev: i32::from_be_bytes([e[16], e[17], e[18], e[19]]),
+    })
 }
 
 pub(crate) fn list_numeric(dir: &Path) -> Vec<(String, PathBuf)> {
@@ -101,100 +136,132 @@ pub fn dump(cfg: &MessageStoreConfig, what: &DumpTarget, out: &mut dyn Write) ->
         cfg.store_path_commit_log.as_deref(),
     );
     let _lock = lock_store(&sp)?;
-    let io = |e: std::io::Error| StoreError::io(sp.root(), e);
     match what {
-        DumpTarget::Checkpoint => {
-            let b =
-                std::fs::read(sp.checkpoint()).map_err(|e| StoreError::io(sp.checkpoint(), e))?;
-            let v = checkpoint::decode(&b);
-            writeln!(out, "physicMsgTimestamp={}\nlogicsMsgTimestamp={}\nindexMsgTimestamp={}\nmasterFlushedOffset={}\nconfirmPhyOffset={}", v[0], v[1], v[2], v[3], v[4]).map_err(io)?;
-        }
-        DumpTarget::CommitLog { from, limit } => {
-            let fs = cfg.mapped_file_size_commit_log as i64;
-            let mut off = *from;
-            let mut n = 0;
-            while n < *limit {
-                let start = off - off.rem_euclid(fs);
-                let path = sp.commit_log_dir().join(paths::offset_file_name(start));
-                let Ok(map) = ReadOnlyMap::open(&path) else {
-                    break;
-                };
-                let Some(buf) = map.get((off - start) as usize..) else {
-                    break;
-                };
-                match record::decode(buf, true) {
-                    Ok(Decoded::Record(r)) => {
-                        let props: Vec<String> = props_iter(r.properties)
-                            .map(|(k, v)| {
-                                format!(
-                                    "{}={}",
-                                    String::from_utf8_lossy(k),
-                                    String::from_utf8_lossy(v)
-                                )
-                            })
-                            .collect();
-                        writeln!(out, "offset={off} size={} magic={:#x} topic={} queueId={} queueOffset={} sysFlag={} bornTs={} storeTs={} bodyLen={} bodyCrc={} props={{{}}}",
-                            r.total_size, r.magic as u32, r.topic_str(), r.queue_id, r.queue_offset, r.sys_flag, r.born_timestamp, r.store_timestamp, r.body.len(), r.body_crc, props.join(", ")).map_err(io)?;
-                        off += r.total_size as i64;
-                        n += 1;
-                    }
-                    Ok(Decoded::Blank) => {
-                        writeln!(out, "offset={off} BLANK").map_err(io)?;
-                        off = start + fs;
-                    }
-                    Ok(Decoded::End) => {
-                        writeln!(out, "offset={off} END").map_err(io)?;
-                        break;
-                    }
-                    Err(e) => {
-                        writeln!(out, "offset={off} INVALID {e}").map_err(io)?;
-                        break;
-                    }
-                }
-            }
-        }
+        DumpTarget::Checkpoint => dump_checkpoint(&sp, out),
+        DumpTarget::CommitLog { from, limit } => dump_commit_log(cfg, &sp, *from, *limit, out),
         DumpTarget::ConsumeQueue { topic, queue_id } => {
-            for (name, path) in list_numeric(&sp.consume_queue_dir(topic, *queue_id)) {
-                let from = paths::parse_offset_file_name(&name).unwrap_or(0);
-                let map = ReadOnlyMap::open(&path)?;
-                for (k, c) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
-                    let Some(u) = CqUnit::decode(c) else { break };
-                    if !u.is_valid() {
-                        break;
-                    }
-                    let qo = (from + (k * CQ_UNIT_SIZE) as i64) / CQ_UNIT_SIZE as i64;
-                    writeln!(
-                        out,
-                        "queueOffset={qo} phyOffset={} size={} tagsCode={}",
-                        u.phy_offset, u.size, u.tags_code
-                    )
-                    .map_err(io)?;
-                }
+            dump_consume_queue(&sp, topic, *queue_id, out)
+        }
+        DumpTarget::Index => dump_index(cfg, &sp, out),
+    }
+}
+
+/// A failed write of the dump, reported against the store root.
+fn dump_write_error(sp: &StorePaths) -> impl Fn(std::io::Error) -> StoreError + '_ {
+    |e| StoreError::io(sp.root(), e)
+}
+
+fn dump_checkpoint(sp: &StorePaths, out: &mut dyn Write) -> Result<()> {
+    let b = std::fs::read(sp.checkpoint()).map_err(|e| StoreError::io(sp.checkpoint(), e))?;
+    let v = checkpoint::decode(&b);
+    writeln!(out, "physicMsgTimestamp={}\nlogicsMsgTimestamp={}\nindexMsgTimestamp={}\nmasterFlushedOffset={}\nconfirmPhyOffset={}", v[0], v[1], v[2], v[3], v[4]).map_err(dump_write_error(sp))
+}
+
+/// Up to `limit` records from commit-log offset `from`, across files; stops at the end of data.
+fn dump_commit_log(
+    cfg: &MessageStoreConfig,
+    sp: &StorePaths,
+    from: i64,
+    limit: usize,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let io = dump_write_error(sp);
+    let fs = cfg.mapped_file_size_commit_log as i64;
+    let mut off = from;
+    let mut n = 0;
+    while n < limit {
+        let start = off - off.rem_euclid(fs);
+        let path = sp.commit_log_dir().join(paths::offset_file_name(start));
+        let Ok(map) = ReadOnlyMap::open(&path) else {
+            break;
+        };
+        let Some(buf) = map.get((off - start) as usize..) else {
+            break;
+        };
+        match record::decode(buf, true) {
+            Ok(Decoded::Record(r)) => {
+                dump_record(off, &r, out).map_err(&io)?;
+                off += r.total_size as i64;
+                n += 1;
+            }
+            Ok(Decoded::Blank) => {
+                writeln!(out, "offset={off} BLANK").map_err(&io)?;
+                off = start + fs;
+            }
+            Ok(Decoded::End) => {
+                writeln!(out, "offset={off} END").map_err(&io)?;
+                break;
+            }
+            Err(e) => {
+                writeln!(out, "offset={off} INVALID {e}").map_err(&io)?;
+                break;
             }
         }
-        DumpTarget::Index => {
-            let slots = cfg.max_hash_slot_num as usize;
-            for (name, path) in list_numeric(&sp.index_dir()) {
-                let map = ReadOnlyMap::open(&path)?;
-                let h = IndexHeader::decode(map.get(..INDEX_HEADER_SIZE).unwrap_or(&[]));
-                writeln!(out, "file={name} {h:?}").map_err(io)?;
-                let base = INDEX_HEADER_SIZE + slots * 4;
-                for n in 1..h.index_count.max(1) {
-                    let ep = base + n as usize * 20;
-                    let Some(e) = map.get(ep..ep + 20) else { break };
-                    let mut p = [0u8; 8];
-                    p.copy_from_slice(&e[4..12]);
-                    writeln!(
-                        out,
-                        "  entry={n} hash={} phyOffset={} timeDiff={} prev={}",
-                        i32::from_be_bytes([e[0], e[1], e[2], e[3]]),
-                        i64::from_be_bytes(p),
-                        i32::from_be_bytes([e[12], e[13], e[14], e[15]]),
-                        i32::from_be_bytes([e[16], e[17], e[18], e[19]])
-                    )
-                    .map_err(io)?;
-                }
+    }
+    Ok(())
+}
+
+/// One record's line: its fields and properties.
+fn dump_record(off: i64, r: &record::RecordView<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    let props: Vec<String> = props_iter(r.properties)
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                String::from_utf8_lossy(k),
+                String::from_utf8_lossy(v)
+            )
+        })
+        .collect();
+    writeln!(out, "offset={off} size={} magic={:#x} topic={} queueId={} queueOffset={} sysFlag={} bornTs={} storeTs={} bodyLen={} bodyCrc={} props={{{}}}",
+        r.total_size, r.magic as u32, r.topic_str(), r.queue_id, r.queue_offset, r.sys_flag, r.born_timestamp, r.store_timestamp, r.body.len(), r.body_crc, props.join(", "))
+}
+
+/// The valid units of one consume queue, with their queue offsets.
+fn dump_consume_queue(
+    sp: &StorePaths,
+    topic: &str,
+    queue_id: i32,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let io = dump_write_error(sp);
+    for (name, path) in list_numeric(&sp.consume_queue_dir(topic, queue_id)) {
+        let from = paths::parse_offset_file_name(&name).unwrap_or(0);
+        let map = ReadOnlyMap::open(&path)?;
+        for (k, c) in map.chunks_exact(CQ_UNIT_SIZE).enumerate() {
+            let Some(u) = CqUnit::decode(c) else { break };
+            if !u.is_valid() {
+                break;
             }
+            let qo = (from + (k * CQ_UNIT_SIZE) as i64) / CQ_UNIT_SIZE as i64;
+            writeln!(
+                out,
+                "queueOffset={qo} phyOffset={} size={} tagsCode={}",
+                u.phy_offset, u.size, u.tags_code
+            )
+            .map_err(&io)?;
+        }
+    }
+    Ok(())
+}
+
+/// Header and entries of every index file.
+fn dump_index(cfg: &MessageStoreConfig, sp: &StorePaths, out: &mut dyn Write) -> Result<()> {
+    let io = dump_write_error(sp);
+    let slots = cfg.max_hash_slot_num as usize;
+    for (name, path) in list_numeric(&sp.index_dir()) {
+        let map = ReadOnlyMap::open(&path)?;
+        let h = IndexHeader::decode(map.get(..INDEX_HEADER_SIZE).unwrap_or(&[]));
+        writeln!(out, "file={name} {h:?}").map_err(&io)?;
+        for n in 1..h.index_count.max(1) {
+            let Some(e) = index_entry(&map, slots, n as usize) else {
+                break;
+            };
+            writeln!(
+                out,
+                "  entry={n} hash={} phyOffset={} timeDiff={} prev={}",
+                e.hash, e.phy_offset, e.time_diff, e.prev
+            )
+            .map_err(&io)?;
         }
     }
     Ok(())
