@@ -151,6 +151,54 @@ enum RpcError {
     Closed,
 }
 
+/// Why a subcommand failed; printed as JSON `{"error": ...}` and on stderr.
+#[derive(Debug, thiserror::Error)]
+enum BenchError {
+    #[error("usage: rmqd-bench create-topic|run|probe|offsets --addr H:P --topic T [...]; see the source header")]
+    Usage,
+    #[error("unexpected argument {0}")]
+    UnexpectedArgument(String),
+    #[error("--{0} needs a value")]
+    MissingValue(String),
+    #[error("--{key}: bad number {value}")]
+    BadNumber { key: String, value: String },
+    #[error("connect {addr}: {source}")]
+    Connect {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{what}: {rpc:?}")]
+    Rpc { what: String, rpc: RpcError },
+    #[error("{what}: code {code} {remark:?}")]
+    Refused {
+        what: String,
+        code: i32,
+        remark: Option<String>,
+    },
+    #[error("no acknowledged send within {0:?}")]
+    NoAck(Duration),
+    #[error("{0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+impl BenchError {
+    fn rpc(what: &str, rpc: RpcError) -> Self {
+        Self::Rpc {
+            what: what.to_string(),
+            rpc,
+        }
+    }
+
+    fn refused(what: &str, r: &RemotingCommand) -> Self {
+        Self::Refused {
+            what: what.to_string(),
+            code: r.code,
+            remark: r.remark.clone(),
+        }
+    }
+}
+
 impl Client {
     async fn connect(addr: &str) -> std::io::Result<Client> {
         let stream = TcpStream::connect(addr).await?;
@@ -296,14 +344,16 @@ fn stamped(template: &[u8]) -> Bytes {
 struct Args(HashMap<String, String>);
 
 impl Args {
-    fn parse(it: impl Iterator<Item = String>) -> Result<Args, String> {
+    fn parse(it: impl Iterator<Item = String>) -> Result<Args, BenchError> {
         let mut m = HashMap::new();
         let mut it = it.peekable();
         while let Some(k) = it.next() {
             let key = k
                 .strip_prefix("--")
-                .ok_or_else(|| format!("unexpected argument {k}"))?;
-            let v = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
+                .ok_or_else(|| BenchError::UnexpectedArgument(k.clone()))?;
+            let v = it
+                .next()
+                .ok_or_else(|| BenchError::MissingValue(key.to_string()))?;
             m.insert(key.to_string(), v);
         }
         Ok(Args(m))
@@ -311,29 +361,30 @@ impl Args {
     fn s(&self, k: &str, d: &str) -> String {
         self.0.get(k).cloned().unwrap_or_else(|| d.to_string())
     }
-    fn n<T: std::str::FromStr>(&self, k: &str, d: T) -> Result<T, String> {
+    fn n<T: std::str::FromStr>(&self, k: &str, d: T) -> Result<T, BenchError> {
         match self.0.get(k) {
             None => Ok(d),
-            Some(v) => v.parse().map_err(|_| format!("--{k}: bad number {v}")),
+            Some(v) => v.parse().map_err(|_| BenchError::BadNumber {
+                key: k.to_string(),
+                value: v.clone(),
+            }),
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
-async fn create_topic(a: &Args) -> Result<serde_json::Value, String> {
+async fn create_topic(a: &Args) -> Result<serde_json::Value, BenchError> {
     let addr = a.s("addr", "127.0.0.1:10911");
     let topic = a.s("topic", "BenchTopic");
     let queues = a.n("queues", 8)?;
-    let c = Client::connect(&addr)
-        .await
-        .map_err(|e| format!("connect {addr}: {e}"))?;
+    let c = connect(&addr).await?;
     let r = c
         .call(create_topic_cmd(&topic, queues), RPC_TIMEOUT)
         .await
-        .map_err(|e| format!("create topic: {e:?}"))?;
+        .map_err(|e| BenchError::rpc("create topic", e))?;
     if r.code != ResponseCode::SUCCESS.code() {
-        return Err(format!("create topic: code {} {:?}", r.code, r.remark));
+        return Err(BenchError::refused("create topic", &r));
     }
     Ok(serde_json::json!({"cmd": "create-topic", "topic": topic, "queues": queues}))
 }
@@ -345,26 +396,24 @@ async fn offset_call(
     cmd: RemotingCommand,
     what: &str,
     missing_is_zero: bool,
-) -> Result<i64, String> {
+) -> Result<i64, BenchError> {
     let r = c
         .call(cmd, RPC_TIMEOUT)
         .await
-        .map_err(|e| format!("{what}: {e:?}"))?;
+        .map_err(|e| BenchError::rpc(what, e))?;
     match r.ext("offset").and_then(|v| v.parse().ok()) {
         Some(o) if r.code == ResponseCode::SUCCESS.code() => Ok(o),
         _ if missing_is_zero && r.code == ResponseCode::QUERY_NOT_FOUND.code() => Ok(0),
-        _ => Err(format!("{what}: code {} {:?}", r.code, r.remark)),
+        _ => Err(BenchError::refused(what, &r)),
     }
 }
 
-async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
+async fn offsets(a: &Args) -> Result<serde_json::Value, BenchError> {
     let addr = a.s("addr", "127.0.0.1:10911");
     let topic = a.s("topic", "BenchTopic");
     let queues: i32 = a.n("queues", 8)?;
     let group = a.0.get("group").cloned();
-    let c = Client::connect(&addr)
-        .await
-        .map_err(|e| format!("connect {addr}: {e}"))?;
+    let c = connect(&addr).await?;
     let (mut stored, mut committed) = (0i64, 0i64);
     for queue_id in 0..queues {
         let h = GetMaxOffsetRequestHeader {
@@ -398,7 +447,7 @@ async fn offsets(a: &Args) -> Result<serde_json::Value, String> {
     Ok(v)
 }
 
-async fn probe(a: &Args) -> Result<serde_json::Value, String> {
+async fn probe(a: &Args) -> Result<serde_json::Value, BenchError> {
     let addr = a.s("addr", "127.0.0.1:10911");
     let topic = a.s("topic", "BenchProbe");
     let since_ns: u128 = a.n("since-ns", 0u128)?;
@@ -416,7 +465,7 @@ async fn probe(a: &Args) -> Result<serde_json::Value, String> {
     let mut connected_ms = None;
     loop {
         if started.elapsed() > timeout {
-            return Err(format!("no acknowledged send within {timeout:?}"));
+            return Err(BenchError::NoAck(timeout));
         }
         attempts += 1;
         let Ok(c) = Client::connect(&addr).await else {
@@ -497,7 +546,7 @@ struct RunOptions {
 }
 
 impl RunOptions {
-    fn parse(a: &Args) -> Result<Self, String> {
+    fn parse(a: &Args) -> Result<Self, BenchError> {
         let topic = a.s("topic", "BenchTopic");
         let mode = a.s("mode", "sync");
         Ok(RunOptions {
@@ -523,7 +572,7 @@ impl RunOptions {
     }
 }
 
-async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
+async fn run(a: &Args) -> Result<(serde_json::Value, bool), BenchError> {
     let cpu0 = own_cpu_secs();
     let o = RunOptions::parse(a)?;
     let mut clients = Vec::new();
@@ -564,10 +613,13 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), String> {
     Ok((v, mismatch))
 }
 
-async fn connect(addr: &str) -> Result<Client, String> {
+async fn connect(addr: &str) -> Result<Client, BenchError> {
     Client::connect(addr)
         .await
-        .map_err(|e| format!("connect {addr}: {e}"))
+        .map_err(|source| BenchError::Connect {
+            addr: addr.to_string(),
+            source,
+        })
 }
 
 /// What every sender task of a run shares.
@@ -678,10 +730,10 @@ impl SendResult {
     }
 
     /// Waits for every sender and adds up their results.
-    async fn join(senders: Vec<tokio::task::JoinHandle<SendResult>>) -> Result<Self, String> {
+    async fn join(senders: Vec<tokio::task::JoinHandle<SendResult>>) -> Result<Self, BenchError> {
         let mut all = SendResult::default();
         for s in senders {
-            let r = s.await.map_err(|e| e.to_string())?;
+            let r = s.await?;
             all.hist.merge(&r.hist);
             all.ok += r.ok;
             all.failed += r.failed;
@@ -711,7 +763,7 @@ struct Consumed {
 }
 
 impl Consumers {
-    async fn start(o: &RunOptions) -> Result<Self, String> {
+    async fn start(o: &RunOptions) -> Result<Self, BenchError> {
         let mut consumers = Consumers {
             stop: Arc::new(AtomicBool::new(false)),
             consumed: Arc::new(AtomicU64::new(0)),
@@ -923,10 +975,7 @@ fn main() {
             "probe" => probe(&args).await.map(|v| (v, false)),
             "offsets" => offsets(&args).await.map(|v| (v, false)),
             "run" => run(&args).await,
-            _ => Err(
-                "usage: rmqd-bench create-topic|run|probe|offsets --addr H:P --topic T [...]; see the source header"
-                    .into(),
-            ),
+            _ => Err(BenchError::Usage),
         }
     });
     match result {
@@ -938,7 +987,7 @@ fn main() {
             }
         }
         Err(e) => {
-            println!("{}", serde_json::json!({"error": e}));
+            println!("{}", serde_json::json!({"error": e.to_string()}));
             eprintln!("rmqd-bench: {e}");
             std::process::exit(1);
         }
