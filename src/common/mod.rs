@@ -9,5 +9,6 @@ pub mod message;
 pub mod msg_id;
 pub mod pairs;
 pub mod properties;
+pub mod subscription_group;
 pub mod tag;
 pub mod topic;

@@ -65,9 +65,7 @@ impl SubscriptionGroupManager {
                 table.insert(name, Arc::new(c));
             }
             forbidden = w.forbidden_table;
-            if let Ok(v) = serde_json::from_value(w.data_version) {
-                data_version = v;
-            }
+            data_version = w.data_version;
         }
         Ok(Self {
             table: RwLock::new(table),
@@ -132,7 +130,7 @@ impl SubscriptionGroupManager {
     /// The wrapper body (GET_ALL_SUBSCRIPTIONGROUP_CONFIG) and file content.
     pub fn wrapper(&self) -> SubscriptionGroupWrapper {
         SubscriptionGroupWrapper {
-            data_version: serde_json::to_value(self.data_version()).unwrap_or_default(),
+            data_version: self.data_version(),
             forbidden_table: self.forbidden.read().clone(),
             subscription_group_table: self
                 .table
