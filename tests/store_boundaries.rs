@@ -83,6 +83,6 @@ fn decoders_never_panic_on_garbage() {
         let _ = rmqd::store::message::decode_batch(s);
         let _ = rmqd::store::consumequeue::CqUnit::decode(s);
         let _ = rmqd::store::index::IndexHeader::decode(s);
-        let _ = rmqd::store::config_files::lenient::normalize(&String::from_utf8_lossy(s));
+        let _ = rmqd::common::fastjson::normalize(&String::from_utf8_lossy(s));
     }
 }

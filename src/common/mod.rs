@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod data_version;
+pub mod fastjson;
 pub mod filter;
 pub mod java_properties;
 pub mod message;

@@ -10,9 +10,9 @@
 //! Types using these helpers must be encoded with this module, not `serde_json` directly.
 //!
 //! Reader (`from_slice`): standard JSON goes straight to serde; anything else is first rewritten
-//! by `normalize` into standard JSON — bare keys (`0`, `name`) are quoted, object or array keys
-//! become strings holding their JSON text, single-quoted strings become double-quoted, stray
-//! commas are dropped — then given to serde. The helpers' `deserialize` halves re-parse the keys.
+//! into standard JSON by `common::fastjson::normalize` (bare keys quoted, object or array keys
+//! turned into strings holding their JSON text, single quotes, stray commas), then given to serde.
+//! The helpers' `deserialize` halves re-parse the keys.
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
@@ -21,14 +21,14 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::common::fastjson;
 use crate::common::topic::MessageQueue;
 use crate::remoting::error::RemotingError;
 use crate::remoting::serialize::json::write_json_string;
 
 /// Marks a map key whose text is written bare by [`to_vec`].
 pub const RAW_KEY_PREFIX: &str = "\u{0}fastjson-raw\u{0}";
-/// Deepest nesting the reader accepts (serde_json's own limit is 128).
-pub const MAX_DEPTH: usize = 100;
+pub use crate::common::fastjson::MAX_DEPTH;
 
 /// Encodes `value` as fastjson does.
 pub fn to_vec<T: Serialize>(value: &T) -> Result<Vec<u8>, RemotingError> {
@@ -97,201 +97,12 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RemotingError>
     }
 }
 
-/// Rewrites fastjson's non-standard JSON into standard JSON (see the module doc).
+/// Rewrites fastjson's non-standard JSON into standard JSON (`common::fastjson`, shared with the
+/// store's config files).
 pub fn normalize(bytes: &[u8]) -> Result<String, RemotingError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| RemotingError::Body(format!("body is not UTF-8: {e}")))?;
-    let mut n = Normalizer {
-        src: text.as_bytes(),
-        pos: 0,
-    };
-    let mut out = String::with_capacity(text.len() + 16);
-    n.value(&mut out, 0)?;
-    n.skip_ws();
-    if n.pos != n.src.len() {
-        return Err(n.error("trailing characters"));
-    }
-    Ok(out)
-}
-
-struct Normalizer<'a> {
-    src: &'a [u8],
-    pos: usize,
-}
-
-impl Normalizer<'_> {
-    fn error(&self, what: &str) -> RemotingError {
-        RemotingError::Body(format!("bad JSON at byte {}: {what}", self.pos))
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.src.get(self.pos).copied()
-    }
-
-    fn skip_ws(&mut self) {
-        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
-            self.pos += 1;
-        }
-    }
-
-    fn value(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
-        if depth > MAX_DEPTH {
-            return Err(self.error("nested too deeply"));
-        }
-        self.skip_ws();
-        match self.peek() {
-            Some(b'{') => self.object(out, depth),
-            Some(b'[') => self.array(out, depth),
-            Some(q @ (b'"' | b'\'')) => self.string(out, q),
-            Some(_) => {
-                let token = self.bare_token()?;
-                out.push_str(token);
-                Ok(())
-            }
-            None => Err(self.error("unexpected end")),
-        }
-    }
-
-    fn object(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
-        self.pos += 1;
-        out.push('{');
-        let mut first = true;
-        loop {
-            self.skip_commas();
-            match self.peek() {
-                Some(b'}') => {
-                    self.pos += 1;
-                    out.push('}');
-                    return Ok(());
-                }
-                None => return Err(self.error("unterminated object")),
-                Some(_) => {}
-            }
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            self.key(out, depth)?;
-            self.skip_ws();
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected ':'"));
-            }
-            self.pos += 1;
-            out.push(':');
-            self.value(out, depth + 1)?;
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') | Some(b'}') => {}
-                _ => return Err(self.error("expected ',' or '}'")),
-            }
-        }
-    }
-
-    fn array(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
-        self.pos += 1;
-        out.push('[');
-        let mut first = true;
-        loop {
-            self.skip_commas();
-            match self.peek() {
-                Some(b']') => {
-                    self.pos += 1;
-                    out.push(']');
-                    return Ok(());
-                }
-                None => return Err(self.error("unterminated array")),
-                Some(_) => {}
-            }
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            self.value(out, depth + 1)?;
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') | Some(b']') => {}
-                _ => return Err(self.error("expected ',' or ']'")),
-            }
-        }
-    }
-
-    /// Skips whitespace and any number of commas (fastjson `AllowArbitraryCommas`).
-    fn skip_commas(&mut self) {
-        loop {
-            self.skip_ws();
-            if self.peek() == Some(b',') {
-                self.pos += 1;
-            } else {
-                return;
-            }
-        }
-    }
-
-    fn key(&mut self, out: &mut String, depth: usize) -> Result<(), RemotingError> {
-        match self.peek() {
-            Some(q @ (b'"' | b'\'')) => self.string(out, q),
-            Some(b'{') | Some(b'[') => {
-                let mut inner = String::new();
-                self.value(&mut inner, depth + 1)?;
-                push_json_string(out, &inner);
-                Ok(())
-            }
-            _ => {
-                let token = self.bare_token()?;
-                push_json_string(out, token);
-                Ok(())
-            }
-        }
-    }
-
-    /// A number, literal or unquoted name: everything up to a delimiter.
-    fn bare_token(&mut self) -> Result<&str, RemotingError> {
-        let start = self.pos;
-        while self.peek().is_some_and(|b| {
-            !matches!(b, b',' | b':' | b'}' | b']' | b'{' | b'[' | b'"' | b'\'')
-                && !b.is_ascii_whitespace()
-        }) {
-            self.pos += 1;
-        }
-        if self.pos == start {
-            return Err(self.error("unexpected character"));
-        }
-        std::str::from_utf8(&self.src[start..self.pos]).map_err(|_| self.error("bad UTF-8"))
-    }
-
-    /// Copies a string literal, turning a single-quoted one into a double-quoted one.
-    fn string(&mut self, out: &mut String, quote: u8) -> Result<(), RemotingError> {
-        let start = self.pos;
-        self.pos += 1;
-        loop {
-            match self.peek() {
-                None => return Err(self.error("unterminated string")),
-                Some(b'\\') => self.pos += 2,
-                Some(b) if b == quote => break,
-                Some(_) => self.pos += 1,
-            }
-        }
-        let end = self.pos.min(self.src.len());
-        self.pos = end + 1;
-        let body =
-            std::str::from_utf8(&self.src[start + 1..end]).map_err(|_| self.error("bad UTF-8"))?;
-        if quote == b'"' {
-            out.push('"');
-            out.push_str(body);
-            out.push('"');
-        } else {
-            out.push('"');
-            out.push_str(&body.replace("\\'", "'").replace('"', "\\\""));
-            out.push('"');
-        }
-        Ok(())
-    }
-}
-
-fn push_json_string(out: &mut String, s: &str) {
-    let mut buf = Vec::with_capacity(s.len() + 2);
-    write_json_string(&mut buf, s);
-    out.push_str(&String::from_utf8_lossy(&buf));
+    fastjson::normalize(text).map_err(|e| RemotingError::Body(e.to_string()))
 }
 
 /// Reads a Java enum given by name or by ordinal (fastjson accepts both).

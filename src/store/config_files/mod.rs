@@ -1,8 +1,8 @@
 //! The broker's JSON config files under `ROOT/config/` (store-format.md §8): durable
-//! persist/load with Java's `.bak`, a reader for fastjson's dialect (bare integer keys, trailing
-//! commas, single quotes) and a writer in fastjson's pretty layout (tabs, `"k":v`).
+//! persist/load with Java's `.bak`, a reader for fastjson's dialect (`common::fastjson`: bare
+//! integer keys, trailing commas, single quotes) and a writer in fastjson's pretty layout (tabs,
+//! `"k":v`).
 
-pub mod lenient;
 pub mod types;
 
 use std::fs::{File, OpenOptions};
@@ -89,7 +89,7 @@ pub fn persist_typed<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 
 /// Parses fastjson output (bare integer keys etc.) into `T`.
 pub fn from_fastjson<T: DeserializeOwned>(s: &str) -> serde_json::Result<T> {
-    serde_json::from_str(&lenient::normalize(s))
+    crate::common::fastjson::from_str(s)
 }
 
 /// fastjson `PrettyFormat`: tab indentation, `"key":value`, no trailing newline.
