@@ -5,7 +5,8 @@
 //! | totalSize: i32 | magic: i32 (0) | bodyCRC: i32 (0) | flag: i32 | bodyLen: i32 | body |
 //! | propertiesLen: i16 | properties |
 //! ```
-//! Like Java, the reader walks the fields in order and does not trust `totalSize`/`magic`/`bodyCRC`.
+//! Like Java, the reader walks the fields in order and ignores `magic`/`bodyCRC`; unlike Java it
+//! refuses a record whose `totalSize` is not the length its fields give (the store always did).
 
 use thiserror::Error;
 
@@ -26,6 +27,13 @@ pub enum BatchError {
         offset: usize,
         what: &'static str,
         value: i64,
+    },
+    #[error("batch record {index} at byte {offset}: totalSize {declared}, fields take {actual}")]
+    SizeMismatch {
+        index: usize,
+        offset: usize,
+        declared: i32,
+        actual: usize,
     },
 }
 
@@ -81,7 +89,8 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn record(&mut self) -> Result<BatchMessage<'a>, BatchError> {
-        let _total_size = self.take(4, "totalSize")?;
+        let start = self.pos;
+        let total_size = self.int("totalSize")?;
         let _magic = self.take(4, "magicCode")?;
         let _crc = self.take(4, "bodyCRC")?;
         let flag = self.int("flag")?;
@@ -92,6 +101,14 @@ impl<'a> Reader<'a> {
             self.length(prop_len as i64, "propertiesLength")?,
             "properties",
         )?;
+        if usize::try_from(total_size) != Ok(self.pos - start) {
+            return Err(BatchError::SizeMismatch {
+                index: self.index,
+                offset: start,
+                declared: total_size,
+                actual: self.pos - start,
+            });
+        }
         Ok(BatchMessage {
             flag,
             body,
@@ -177,5 +194,15 @@ mod tests {
             Err(BatchError::Negative { .. })
         ));
         assert_eq!(decode_batch(&[]).unwrap(), vec![]);
+        out[16..20].copy_from_slice(&3i32.to_be_bytes());
+        out[..4].copy_from_slice(&26i32.to_be_bytes());
+        assert!(matches!(
+            decode_batch(&out),
+            Err(BatchError::SizeMismatch {
+                declared: 26,
+                actual: 25,
+                ..
+            })
+        ));
     }
 }

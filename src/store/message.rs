@@ -127,47 +127,8 @@ pub fn push_host(buf: &mut Vec<u8>, addr: &SocketAddr) {
     buf.extend_from_slice(&(addr.port() as i32).to_be_bytes());
 }
 
-/// One inner message of a classic batch body (borrowing the body).
-#[derive(Debug, Clone, Copy)]
-pub struct BatchItem<'a> {
-    pub flag: i32,
-    pub body: &'a [u8],
-    pub properties: &'a [u8],
-}
-
-/// Splits a client-encoded batch body: per message `i32 totalSize, i32 magic, i32 bodyCRC,
-/// i32 flag, i32 bodyLen, body, i16 propLen, props`. `Err(position)` on malformed input.
-pub fn decode_batch(body: &[u8]) -> Result<Vec<BatchItem<'_>>, usize> {
-    let mut items = Vec::new();
-    let mut pos = 0usize;
-    while pos < body.len() {
-        let rd = |at: usize, n: usize| body.get(at..at.checked_add(n)?);
-        let i32_at = |at: usize| rd(at, 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        let total = i32_at(pos).ok_or(pos)?;
-        let flag = i32_at(pos + 12).ok_or(pos)?;
-        let body_len = i32_at(pos + 16).ok_or(pos)?;
-        if body_len < 0 || total < 22 {
-            return Err(pos);
-        }
-        let b = rd(pos + 20, body_len as usize).ok_or(pos)?;
-        let p_at = pos + 20 + body_len as usize;
-        let plen = rd(p_at, 2)
-            .map(|b| i16::from_be_bytes([b[0], b[1]]))
-            .ok_or(pos)?;
-        let props = rd(p_at + 2, plen.max(0) as usize).ok_or(pos)?;
-        let end = p_at + 2 + plen.max(0) as usize;
-        if end - pos != total as usize {
-            return Err(pos);
-        }
-        items.push(BatchItem {
-            flag,
-            body: b,
-            properties: props,
-        });
-        pos = end;
-    }
-    Ok(items)
-}
+/// Splits a client-encoded batch body (the one decoder lives in `common::batch`).
+pub use crate::common::batch::decode_batch;
 
 #[cfg(test)]
 mod tests {
@@ -180,25 +141,5 @@ mod tests {
             offset_msg_id(&host, 0x400000A0),
             "C0A8011400002A9F00000000400000A0"
         );
-    }
-
-    #[test]
-    fn batch_round_trip() {
-        let mut b = Vec::new();
-        for (flag, body, props) in [(1i32, &b"ab"[..], &b"K\x01V\x02"[..]), (2, b"", b"")] {
-            let total = 20 + body.len() + 2 + props.len();
-            b.extend_from_slice(&(total as i32).to_be_bytes());
-            b.extend_from_slice(&[0; 8]);
-            b.extend_from_slice(&flag.to_be_bytes());
-            b.extend_from_slice(&(body.len() as i32).to_be_bytes());
-            b.extend_from_slice(body);
-            b.extend_from_slice(&(props.len() as i16).to_be_bytes());
-            b.extend_from_slice(props);
-        }
-        let items = decode_batch(&b).unwrap();
-        assert_eq!(items.len(), 2);
-        assert_eq!(items[0].body, b"ab");
-        assert_eq!(items[1].flag, 2);
-        assert!(decode_batch(&b[..b.len() - 1]).is_err());
     }
 }
