@@ -15,22 +15,16 @@ pub const PROPERTY_SEPARATOR: char = '\u{2}';
 /// Largest encoded properties string: it is stored behind an int16 length.
 pub const MAX_PROPERTIES_LENGTH: usize = i16::MAX as usize;
 
+/// Tags [`Pairs`] holding a message's properties.
+pub enum MessagePropertiesTag {}
+
 /// Properties in insertion order; names are unique.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Properties {
-    entries: Pairs,
-}
+pub type Properties = Pairs<MessagePropertiesTag>;
 
 impl Properties {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Parses a properties string (Java `string2messageProperties`); later duplicates win.
     pub fn decode(s: &str) -> Self {
-        let mut props = Self {
-            entries: Pairs::with_capacity(s.len() / 16 + 1, s.len()),
-        };
+        let mut props = Self::with_capacity(s.len() / 16 + 1, s.len());
         for pair in s.split(PROPERTY_SEPARATOR) {
             if let Some((k, v)) = pair.split_once(NAME_VALUE_SEPARATOR) {
                 if !k.is_empty() && !v.is_empty() {
@@ -49,7 +43,7 @@ impl Properties {
     /// Encodes every pair, each terminated by `0x02` (Java `messageProperties2String`).
     pub fn encode(&self) -> String {
         let mut out = String::with_capacity(self.encoded_len());
-        for (k, v) in self.entries.iter() {
+        for (k, v) in self.iter() {
             out.push_str(k);
             out.push(NAME_VALUE_SEPARATOR);
             out.push_str(v);
@@ -59,47 +53,7 @@ impl Properties {
     }
 
     pub fn encoded_len(&self) -> usize {
-        self.entries
-            .iter()
-            .map(|(k, v)| k.len() + v.len() + 2)
-            .sum()
-    }
-
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries.get(key)
-    }
-
-    pub fn contains(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
-    /// Sets `key`, replacing an earlier value in place.
-    pub fn insert(&mut self, key: impl AsRef<str>, value: impl AsRef<str>) {
-        self.entries.insert(key.as_ref(), value.as_ref());
-    }
-
-    pub fn remove(&mut self, key: &str) -> Option<String> {
-        self.entries.remove(key)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries.iter()
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-}
-
-impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for Properties {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        let mut p = Properties::new();
-        iter.into_iter().for_each(|(k, v)| p.insert(k, v));
-        p
+        self.iter().map(|(k, v)| k.len() + v.len() + 2).sum()
     }
 }
 

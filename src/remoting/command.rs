@@ -108,59 +108,11 @@ impl LanguageCode {
     }
 }
 
+/// Tags [`Pairs`] holding a command's `extFields`.
+pub enum ExtFieldsTag {}
+
 /// `extFields`: the flattened custom header, every value a string. Insertion order is kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ExtFields {
-    entries: Pairs,
-}
-
-impl ExtFields {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Room for `fields` fields totalling `bytes` bytes of names and values.
-    pub fn with_capacity(fields: usize, bytes: usize) -> Self {
-        Self {
-            entries: Pairs::with_capacity(fields, bytes),
-        }
-    }
-
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries.get(key)
-    }
-
-    /// Sets `key`, replacing an earlier value.
-    pub fn insert(&mut self, key: impl AsRef<str>, value: impl AsRef<str>) {
-        self.entries.insert(key.as_ref(), value.as_ref());
-    }
-
-    pub fn remove(&mut self, key: &str) -> Option<String> {
-        self.entries.remove(key)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries.iter()
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-}
-
-impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for ExtFields {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        let mut ext = ExtFields::new();
-        for (k, v) in iter {
-            ext.insert(k, v);
-        }
-        ext
-    }
-}
+pub type ExtFields = Pairs<ExtFieldsTag>;
 
 /// A frame body as a list of byte chunks, so a response can carry records that borrow the
 /// store's mapped pages without copying them into one buffer.
