@@ -142,8 +142,6 @@ impl<K> fmt::Debug for Pairs<K> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     type Pairs = super::Pairs<()>;
 
     #[test]

@@ -140,6 +140,18 @@ fn strip_raw(key: &str) -> &str {
     key.strip_prefix(RAW_KEY_PREFIX).unwrap_or(key)
 }
 
+/// Writes `map` with every key marked raw (written bare by [`to_vec`]).
+fn serialize_raw_keys<S: Serializer, K: Serialize, V: Serialize>(
+    map: &BTreeMap<K, V>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut m = BTreeMap::new();
+    for (k, v) in map {
+        m.insert(raw_key::<_, S::Error>(k)?, v);
+    }
+    m.serialize(s)
+}
+
 /// `Map<MessageQueue, V>` written with bare object keys (ConsumeStats, TopicStatsTable,
 /// ResetOffsetBody). Reading accepts object keys, string keys holding the object's JSON, and
 /// the gson array form `[[{mq},v],...]` Go also understands.
@@ -150,11 +162,7 @@ pub mod mq_key_map {
         map: &BTreeMap<MessageQueue, V>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        let mut m = BTreeMap::new();
-        for (k, v) in map {
-            m.insert(raw_key::<_, S::Error>(k)?, v);
-        }
-        m.serialize(s)
+        serialize_raw_keys(map, s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>, V: DeserializeOwned>(
@@ -191,11 +199,7 @@ pub mod int_key_map {
         map: &BTreeMap<i64, V>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        let mut m = BTreeMap::new();
-        for (k, v) in map {
-            m.insert(raw_key::<_, S::Error>(k)?, v);
-        }
-        m.serialize(s)
+        serialize_raw_keys(map, s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>, V: DeserializeOwned>(

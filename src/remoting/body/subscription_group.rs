@@ -35,8 +35,7 @@ impl SubscriptionGroupWrapper {
 mod tests {
     use super::*;
     use crate::common::data_version::DataVersion;
-
-    const DEFAULTS: &str = r#"{"attributes":{},"brokerId":0,"consumeBroadcastEnable":true,"consumeEnable":true,"consumeFromMinEnable":true,"consumeMessageOrderly":false,"consumeTimeoutMinute":15,"groupName":"G1","groupRetryPolicy":{"type":"CUSTOMIZED"},"groupSysFlag":0,"notifyConsumerIdsChangedEnable":true,"retryMaxTimes":16,"retryQueueNums":1,"whichBrokerWhenConsumeSlowly":1}"#;
+    use crate::common::subscription_group::tests::DEFAULTS;
 
     #[test]
     fn defaults_match_java() {

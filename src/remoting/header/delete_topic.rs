@@ -1,9 +1,6 @@
 //! DELETE_TOPIC_IN_BROKER (215) request header.
 
-use super::rpc::RpcRequestHeader;
-use super::{CommandHeader, ExtRead, ExtWrite};
-use crate::remoting::command::ExtFields;
-use crate::remoting::error::RemotingError;
+use super::shared::TopicRequestHeader;
 
 /// `DeleteTopicRequestHeader`.
 ///
@@ -12,44 +9,4 @@ use crate::remoting::error::RemotingError;
 /// topic  String   Y
 /// + rpc  bname ns nsd oway lo (RpcRequestHeader)
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DeleteTopicRequestHeader {
-    pub topic: String,
-    pub rpc: RpcRequestHeader,
-}
-
-impl CommandHeader for DeleteTopicRequestHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.put("topic", &self.topic);
-        self.rpc.write_to(ext);
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self {
-            topic: ext.string("topic")?,
-            rpc: RpcRequestHeader::read_from(ext)?,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::remoting::serialize::json::ext_from_pairs;
-
-    #[test]
-    fn delete_topic_request_header_java_keys_round_trip() {
-        let ext = ext_from_pairs(&[("topic", "v_topic"), ("bname", "broker-a")]);
-        let h = DeleteTopicRequestHeader::read_from(&ext).unwrap();
-        assert_eq!(h.topic.as_str(), "v_topic");
-        let mut out = ExtFields::new();
-        h.write_to(&mut out);
-        assert_eq!(out, ext);
-    }
-
-    #[test]
-    fn delete_topic_request_header_missing_topic_is_an_error() {
-        let err = DeleteTopicRequestHeader::read_from(&ExtFields::new()).unwrap_err();
-        assert!(matches!(err, RemotingError::Header { field: "topic", .. }));
-    }
-}
+pub type DeleteTopicRequestHeader = TopicRequestHeader;

@@ -1,9 +1,6 @@
 //! GET_CONSUMER_LIST_BY_GROUP (38) request header.
 
-use super::rpc::RpcRequestHeader;
-use super::{CommandHeader, ExtRead, ExtWrite};
-use crate::remoting::command::ExtFields;
-use crate::remoting::error::RemotingError;
+use super::shared::ConsumerGroupRequestHeader;
 
 /// `GetConsumerListByGroupRequestHeader`.
 ///
@@ -12,50 +9,4 @@ use crate::remoting::error::RemotingError;
 /// consumerGroup  String   Y
 /// + rpc          bname ns nsd oway lo (RpcRequestHeader)
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct GetConsumerListByGroupRequestHeader {
-    pub consumer_group: String,
-    pub rpc: RpcRequestHeader,
-}
-
-impl CommandHeader for GetConsumerListByGroupRequestHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.put("consumerGroup", &self.consumer_group);
-        self.rpc.write_to(ext);
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self {
-            consumer_group: ext.string("consumerGroup")?,
-            rpc: RpcRequestHeader::read_from(ext)?,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::remoting::serialize::json::ext_from_pairs;
-
-    #[test]
-    fn get_consumer_list_by_group_request_header_java_keys_round_trip() {
-        let ext = ext_from_pairs(&[("consumerGroup", "v_consumerGroup"), ("bname", "broker-a")]);
-        let h = GetConsumerListByGroupRequestHeader::read_from(&ext).unwrap();
-        assert_eq!(h.consumer_group.as_str(), "v_consumerGroup");
-        let mut out = ExtFields::new();
-        h.write_to(&mut out);
-        assert_eq!(out, ext);
-    }
-
-    #[test]
-    fn get_consumer_list_by_group_request_header_missing_consumer_group_is_an_error() {
-        let err = GetConsumerListByGroupRequestHeader::read_from(&ExtFields::new()).unwrap_err();
-        assert!(matches!(
-            err,
-            RemotingError::Header {
-                field: "consumerGroup",
-                ..
-            }
-        ));
-    }
-}
+pub type GetConsumerListByGroupRequestHeader = ConsumerGroupRequestHeader;

@@ -1,6 +1,6 @@
 //! GET_EARLIEST_MSG_STORETIME (32) request and response headers.
 
-use super::rpc::RpcRequestHeader;
+use super::shared::QueueRequestHeader;
 use super::{CommandHeader, ExtRead, ExtWrite};
 use crate::remoting::command::ExtFields;
 use crate::remoting::error::RemotingError;
@@ -13,28 +13,7 @@ use crate::remoting::error::RemotingError;
 /// queueId  Integer  Y
 /// + rpc    bname ns nsd oway lo (RpcRequestHeader)
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct GetEarliestMsgStoretimeRequestHeader {
-    pub topic: String,
-    pub queue_id: i32,
-    pub rpc: RpcRequestHeader,
-}
-
-impl CommandHeader for GetEarliestMsgStoretimeRequestHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.put("topic", &self.topic);
-        ext.put("queueId", self.queue_id);
-        self.rpc.write_to(ext);
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self {
-            topic: ext.string("topic")?,
-            queue_id: ext.i32("queueId")?,
-            rpc: RpcRequestHeader::read_from(ext)?,
-        })
-    }
-}
+pub type GetEarliestMsgStoretimeRequestHeader = QueueRequestHeader;
 
 /// `GetEarliestMsgStoretimeResponseHeader`.
 ///
@@ -63,26 +42,6 @@ impl CommandHeader for GetEarliestMsgStoretimeResponseHeader {
 mod tests {
     use super::*;
     use crate::remoting::serialize::json::ext_from_pairs;
-
-    #[test]
-    fn get_earliest_msg_storetime_request_header_java_keys_round_trip() {
-        let ext = ext_from_pairs(&[
-            ("topic", "v_topic"),
-            ("queueId", "3"),
-            ("bname", "broker-a"),
-        ]);
-        let h = GetEarliestMsgStoretimeRequestHeader::read_from(&ext).unwrap();
-        assert_eq!(h.topic.as_str(), "v_topic");
-        let mut out = ExtFields::new();
-        h.write_to(&mut out);
-        assert_eq!(out, ext);
-    }
-
-    #[test]
-    fn get_earliest_msg_storetime_request_header_missing_topic_is_an_error() {
-        let err = GetEarliestMsgStoretimeRequestHeader::read_from(&ExtFields::new()).unwrap_err();
-        assert!(matches!(err, RemotingError::Header { field: "topic", .. }));
-    }
 
     #[test]
     fn get_earliest_msg_storetime_response_header_java_keys_round_trip() {

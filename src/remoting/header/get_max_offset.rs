@@ -1,6 +1,7 @@
 //! GET_MAX_OFFSET (30) request and response headers.
 
 use super::rpc::RpcRequestHeader;
+use super::shared::OffsetResponseHeader;
 use super::{CommandHeader, ExtRead, ExtWrite};
 use crate::remoting::command::ExtFields;
 use crate::remoting::error::RemotingError;
@@ -57,22 +58,7 @@ impl CommandHeader for GetMaxOffsetRequestHeader {
 /// key     type     req
 /// offset  Long     Y
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct GetMaxOffsetResponseHeader {
-    pub offset: i64,
-}
-
-impl CommandHeader for GetMaxOffsetResponseHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.put("offset", self.offset);
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self {
-            offset: ext.i64("offset")?,
-        })
-    }
-}
+pub type GetMaxOffsetResponseHeader = OffsetResponseHeader;
 
 #[cfg(test)]
 mod tests {
@@ -98,27 +84,5 @@ mod tests {
     fn get_max_offset_request_header_missing_topic_is_an_error() {
         let err = GetMaxOffsetRequestHeader::read_from(&ExtFields::new()).unwrap_err();
         assert!(matches!(err, RemotingError::Header { field: "topic", .. }));
-    }
-
-    #[test]
-    fn get_max_offset_response_header_java_keys_round_trip() {
-        let ext = ext_from_pairs(&[("offset", "1700000000000")]);
-        let h = GetMaxOffsetResponseHeader::read_from(&ext).unwrap();
-        assert_eq!(h.offset, 1700000000000);
-        let mut out = ExtFields::new();
-        h.write_to(&mut out);
-        assert_eq!(out, ext);
-    }
-
-    #[test]
-    fn get_max_offset_response_header_missing_offset_is_an_error() {
-        let err = GetMaxOffsetResponseHeader::read_from(&ExtFields::new()).unwrap_err();
-        assert!(matches!(
-            err,
-            RemotingError::Header {
-                field: "offset",
-                ..
-            }
-        ));
     }
 }

@@ -35,6 +35,7 @@ pub mod rpc;
 pub mod search_offset;
 pub mod send_message;
 pub mod send_message_response;
+pub mod shared;
 pub mod unregister_client;
 pub mod update_consumer_offset;
 pub mod view_message;
@@ -77,6 +78,9 @@ pub use rpc::RpcRequestHeader;
 pub use search_offset::{BoundaryType, SearchOffsetRequestHeader, SearchOffsetResponseHeader};
 pub use send_message::{SendMessageRequestHeader, SendMessageRequestHeaderV2};
 pub use send_message_response::SendMessageResponseHeader;
+pub use shared::{
+    ConsumerGroupRequestHeader, OffsetResponseHeader, QueueRequestHeader, TopicRequestHeader,
+};
 pub use unregister_client::UnregisterClientRequestHeader;
 pub use update_consumer_offset::UpdateConsumerOffsetRequestHeader;
 pub use view_message::ViewMessageRequestHeader;

@@ -1,6 +1,7 @@
 //! QUERY_CONSUMER_OFFSET (14) request and response headers.
 
 use super::rpc::RpcRequestHeader;
+use super::shared::OffsetResponseHeader;
 use super::{CommandHeader, ExtRead, ExtWrite};
 use crate::remoting::command::ExtFields;
 use crate::remoting::error::RemotingError;
@@ -50,22 +51,7 @@ impl CommandHeader for QueryConsumerOffsetRequestHeader {
 /// key     type     req
 /// offset  Long     Y
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct QueryConsumerOffsetResponseHeader {
-    pub offset: i64,
-}
-
-impl CommandHeader for QueryConsumerOffsetResponseHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.put("offset", self.offset);
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self {
-            offset: ext.i64("offset")?,
-        })
-    }
-}
+pub type QueryConsumerOffsetResponseHeader = OffsetResponseHeader;
 
 #[cfg(test)]
 mod tests {
@@ -95,28 +81,6 @@ mod tests {
             err,
             RemotingError::Header {
                 field: "consumerGroup",
-                ..
-            }
-        ));
-    }
-
-    #[test]
-    fn query_consumer_offset_response_header_java_keys_round_trip() {
-        let ext = ext_from_pairs(&[("offset", "1700000000000")]);
-        let h = QueryConsumerOffsetResponseHeader::read_from(&ext).unwrap();
-        assert_eq!(h.offset, 1700000000000);
-        let mut out = ExtFields::new();
-        h.write_to(&mut out);
-        assert_eq!(out, ext);
-    }
-
-    #[test]
-    fn query_consumer_offset_response_header_missing_offset_is_an_error() {
-        let err = QueryConsumerOffsetResponseHeader::read_from(&ExtFields::new()).unwrap_err();
-        assert!(matches!(
-            err,
-            RemotingError::Header {
-                field: "offset",
                 ..
             }
         ));

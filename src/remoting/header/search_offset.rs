@@ -1,6 +1,7 @@
 //! SEARCH_OFFSET_BY_TIMESTAMP (29) request and response headers.
 
 use super::rpc::RpcRequestHeader;
+use super::shared::OffsetResponseHeader;
 use super::{CommandHeader, ExtRead, ExtWrite};
 use crate::remoting::command::ExtFields;
 use crate::remoting::error::RemotingError;
@@ -50,22 +51,7 @@ impl CommandHeader for SearchOffsetRequestHeader {
 /// key     type     req
 /// offset  Long     Y
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SearchOffsetResponseHeader {
-    pub offset: i64,
-}
-
-impl CommandHeader for SearchOffsetResponseHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.put("offset", self.offset);
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self {
-            offset: ext.i64("offset")?,
-        })
-    }
-}
+pub type SearchOffsetResponseHeader = OffsetResponseHeader;
 
 /// `BoundaryType` of SEARCH_OFFSET_BY_TIMESTAMP: a case-insensitive `"upper"` is UPPER, anything
 /// else LOWER (Java `BoundaryType.getType`).
@@ -118,28 +104,6 @@ mod tests {
     fn search_offset_request_header_missing_topic_is_an_error() {
         let err = SearchOffsetRequestHeader::read_from(&ExtFields::new()).unwrap_err();
         assert!(matches!(err, RemotingError::Header { field: "topic", .. }));
-    }
-
-    #[test]
-    fn search_offset_response_header_java_keys_round_trip() {
-        let ext = ext_from_pairs(&[("offset", "1700000000000")]);
-        let h = SearchOffsetResponseHeader::read_from(&ext).unwrap();
-        assert_eq!(h.offset, 1700000000000);
-        let mut out = ExtFields::new();
-        h.write_to(&mut out);
-        assert_eq!(out, ext);
-    }
-
-    #[test]
-    fn search_offset_response_header_missing_offset_is_an_error() {
-        let err = SearchOffsetResponseHeader::read_from(&ExtFields::new()).unwrap_err();
-        assert!(matches!(
-            err,
-            RemotingError::Header {
-                field: "offset",
-                ..
-            }
-        ));
     }
 
     #[test]
