@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::fastjson;
-use crate::remoting::error::RemotingError;
 
 /// One client channel as admin tools see it; `language` is the `LanguageCode` name.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -25,15 +24,7 @@ pub struct ProducerConnection {
     pub connection_set: Vec<Connection>,
 }
 
-impl ProducerConnection {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(ProducerConnection);
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::fastjson::{self, mq_key_map};
 use crate::common::topic::MessageQueue;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -33,16 +32,8 @@ pub struct OffsetWrapper {
     pub pull_offset: i64,
 }
 
-impl ConsumeStats {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    /// fastjson form with bare `MessageQueue` keys (what mqadmin and Go expect).
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+// `encode` writes bare `MessageQueue` keys (what mqadmin and Go expect).
+fastjson::fastjson_body!(ConsumeStats);
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,6 @@ use super::connection::Connection;
 use super::fastjson;
 use super::heartbeat::{ConsumeFromWhere, ConsumeType, MessageModel};
 use super::subscription_data::SubscriptionData;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -25,15 +24,7 @@ pub struct ConsumerConnection {
     pub subscription_table: BTreeMap<String, SubscriptionData>,
 }
 
-impl ConsumerConnection {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(ConsumerConnection);
 
 #[cfg(test)]
 mod tests {

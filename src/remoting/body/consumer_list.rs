@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::fastjson;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -15,15 +14,7 @@ pub struct GetConsumerListByGroupResponseBody {
     pub consumer_id_list: Vec<String>,
 }
 
-impl GetConsumerListByGroupResponseBody {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(GetConsumerListByGroupResponseBody);
 
 #[cfg(test)]
 mod tests {

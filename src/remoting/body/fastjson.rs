@@ -86,6 +86,23 @@ fn write_object(out: &mut Vec<u8>, map: &serde_json::Map<String, Value>, standar
     out.push(b'}');
 }
 
+/// Gives body types Java's codec: `decode` reads what Java or Go wrote (fastjson's dialect
+/// included, never panics), `encode` writes what `JSON.toJSONString` writes.
+macro_rules! fastjson_body {
+    ($($body:ty),+ $(,)?) => {$(
+        impl $body {
+            pub fn decode(body: &[u8]) -> Result<Self, $crate::remoting::error::RemotingError> {
+                $crate::remoting::body::fastjson::from_slice(body)
+            }
+
+            pub fn encode(&self) -> Vec<u8> {
+                $crate::remoting::body::fastjson::to_vec(self).unwrap_or_default()
+            }
+        }
+    )+};
+}
+pub(crate) use fastjson_body;
+
 /// Decodes a body Java or Go wrote; never panics.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RemotingError> {
     match serde_json::from_slice(bytes) {

@@ -13,7 +13,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::fastjson;
 use super::subscription_data::SubscriptionData;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -31,16 +30,8 @@ pub struct HeartbeatData {
     pub without_sub: bool,
 }
 
-impl HeartbeatData {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        // Cannot fail: no map keys besides strings.
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+// `encode` cannot fail: no map keys besides strings.
+fastjson::fastjson_body!(HeartbeatData);
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::fastjson;
 use crate::common::topic::MessageQueue;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -39,35 +38,11 @@ pub struct LockBatchResponseBody {
     pub lock_ok_mq_set: Vec<MessageQueue>,
 }
 
-impl LockBatchRequestBody {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
+fastjson::fastjson_body!(LockBatchRequestBody);
 
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(UnlockBatchRequestBody);
 
-impl UnlockBatchRequestBody {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
-
-impl LockBatchResponseBody {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(LockBatchResponseBody);
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use super::fastjson;
 use super::subscription_data::SubscriptionData;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -34,15 +33,7 @@ pub struct ConsumeQueueData {
     pub tags_code: i64,
 }
 
-impl QueryConsumeQueueResponseBody {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(QueryConsumeQueueResponseBody);
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 
 use super::fastjson::{self, mq_key_map};
 use crate::common::topic::MessageQueue;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -21,15 +20,7 @@ pub struct ResetOffsetBody {
     pub offset_table: BTreeMap<MessageQueue, i64>,
 }
 
-impl ResetOffsetBody {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(ResetOffsetBody);
 
 #[cfg(test)]
 mod tests {

@@ -10,15 +10,7 @@ pub use crate::common::subscription_group::{
 };
 use crate::remoting::error::RemotingError;
 
-impl SubscriptionGroupConfig {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(SubscriptionGroupConfig);
 
 impl SubscriptionGroupWrapper {
     pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {

@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::fastjson;
 use crate::common::topic::TopicConfig;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -16,15 +15,7 @@ pub struct TopicConfigAndQueueMapping {
     pub mapping_detail: Option<Value>,
 }
 
-impl TopicConfigAndQueueMapping {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(TopicConfigAndQueueMapping);
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,6 @@ use serde_json::Value;
 
 use super::fastjson;
 use crate::common::topic::TopicConfig;
-use crate::remoting::error::RemotingError;
 
 // TODO(namesrv): use `body::data_version::DataVersion` once branch `namesrv` lands; until then
 // the data versions are kept as plain JSON.
@@ -28,15 +27,7 @@ pub struct TopicConfigAndMappingSerializeWrapper {
     pub topic_queue_mapping_info_map: BTreeMap<String, Value>,
 }
 
-impl TopicConfigAndMappingSerializeWrapper {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(TopicConfigAndMappingSerializeWrapper);
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::fastjson::{self, mq_key_map};
 use crate::common::topic::MessageQueue;
-use crate::remoting::error::RemotingError;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -30,15 +29,7 @@ pub struct TopicOffset {
     pub min_offset: i64,
 }
 
-impl TopicStatsTable {
-    pub fn decode(body: &[u8]) -> Result<Self, RemotingError> {
-        fastjson::from_slice(body)
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        fastjson::to_vec(self).unwrap_or_default()
-    }
-}
+fastjson::fastjson_body!(TopicStatsTable);
 
 #[cfg(test)]
 mod tests {
