@@ -2,6 +2,7 @@
 //! sysflags, message ids, tag hash, topic/group name rules, system topic names, batch bodies.
 
 pub mod batch;
+pub mod config;
 pub mod data_version;
 pub mod fastjson;
 pub mod filter;

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::common::config::config_table;
+
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ConfigError {
     #[error("config key {key}: {value:?} is not a valid {expected}")]
@@ -15,232 +17,127 @@ pub enum ConfigError {
     },
 }
 
-/// Every key rmqd's NameServer reads. Defaults are Java's (NamesrvStartup sets listenPort 9876).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamesrvConfig {
-    /// `rocketmqHome`: `$ROCKETMQ_HOME`, else empty.
-    pub rocketmq_home: String,
-    /// `kvConfigPath`: `~/namesrv/kvConfig.json`.
-    pub kv_config_path: PathBuf,
-    /// `configStorePath`: `~/namesrv/namesrv.properties`.
-    pub config_store_path: PathBuf,
-    /// `productEnvName`: `center`.
-    pub product_env_name: String,
-    /// `clusterTest`: false.
-    pub cluster_test: bool,
-    /// `orderMessageEnable`: false; when true routes carry `orderTopicConf` from the KV store.
-    pub order_message_enable: bool,
-    /// `returnOrderTopicConfigToBroker`: true; REGISTER_BROKER answers with the ORDER_TOPIC_CONFIG KVTable.
-    pub return_order_topic_config_to_broker: bool,
-    /// `clientRequestThreadPoolNums`: 8 (accepted, unused: requests run on tokio tasks).
-    pub client_request_thread_pool_nums: i32,
-    /// `defaultThreadPoolNums`: 16 (accepted, unused).
-    pub default_thread_pool_nums: i32,
-    /// `clientRequestThreadPoolQueueCapacity`: 50000 (accepted, unused).
-    pub client_request_thread_pool_queue_capacity: i32,
-    /// `defaultThreadPoolQueueCapacity`: 10000 (accepted, unused).
-    pub default_thread_pool_queue_capacity: i32,
-    /// `scanNotActiveBrokerInterval`: 5000 ms between liveness scans.
-    pub scan_not_active_broker_interval: i64,
-    /// `unRegisterBrokerQueueCapacity`: 3000 (accepted, unused: unregistration is synchronous).
-    pub un_register_broker_queue_capacity: i32,
-    /// `supportActingMaster`: false.
-    pub support_acting_master: bool,
-    /// `enableAllTopicList`: true; false makes GET_ALL_TOPIC_LIST_FROM_NAMESERVER answer "disable".
-    pub enable_all_topic_list: bool,
-    /// `enableTopicList`: true; false disables GET_TOPICS_BY_CLUSTER and the unit topic lists.
-    pub enable_topic_list: bool,
-    /// `notifyMinBrokerIdChanged`: false (accepted, unused).
-    pub notify_min_broker_id_changed: bool,
-    /// `enableControllerInNamesrv`: false (accepted; no embedded controller).
-    pub enable_controller_in_namesrv: bool,
-    /// `needWaitForService`: false; when true routes answer "name server not ready" for
-    /// `waitSecondsForService` after start.
-    pub need_wait_for_service: bool,
-    /// `waitSecondsForService`: 45.
-    pub wait_seconds_for_service: i32,
-    /// `deleteTopicWithBrokerRegistration`: false; when true a registration drops the broker's
-    /// topics that are missing from its body.
-    pub delete_topic_with_broker_registration: bool,
-    /// `configBlackList`: `configBlackList;configStorePath;kvConfigPath`; keys UPDATE_NAMESRV_CONFIG refuses.
-    pub config_black_list: String,
-    /// `listenPort`: 9876.
-    pub listen_port: u16,
-    /// `bindAddress`: `0.0.0.0`.
-    pub bind_address: String,
-    /// `serverWorkerThreads`: 8 (accepted, unused).
-    pub server_worker_threads: i32,
-    /// `serverChannelMaxIdleTimeSeconds`: 120.
-    pub server_channel_max_idle_time_seconds: i32,
-    /// `brokerChannelExpiredTime` (rmqd only): 120000 ms, Java's `BROKER_CHANNEL_EXPIRED_TIME`,
-    /// used when a broker sends no `heartbeatTimeoutMillis`.
-    pub broker_channel_expired_time: i64,
+config_table! {
+    /// Every key rmqd's NameServer reads. Defaults are Java's (NamesrvStartup sets listenPort 9876).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct NamesrvConfig: NamesrvValue => ConfigError {
+        /// `rocketmqHome`: `$ROCKETMQ_HOME`, else empty.
+        "rocketmqHome" rocketmq_home: String = std::env::var("ROCKETMQ_HOME").unwrap_or_default();
+        /// `kvConfigPath`: `~/namesrv/kvConfig.json`.
+        "kvConfigPath" kv_config_path: PathBuf = namesrv_home().join("kvConfig.json");
+        /// `configStorePath`: `~/namesrv/namesrv.properties`.
+        "configStorePath" config_store_path: PathBuf = namesrv_home().join("namesrv.properties");
+        /// `productEnvName`: `center`.
+        "productEnvName" product_env_name: String = "center".into();
+        /// `clusterTest`: false.
+        "clusterTest" cluster_test: bool = false;
+        /// `orderMessageEnable`: false; when true routes carry `orderTopicConf` from the KV store.
+        "orderMessageEnable" order_message_enable: bool = false;
+        /// `returnOrderTopicConfigToBroker`: true; REGISTER_BROKER answers with the ORDER_TOPIC_CONFIG KVTable.
+        "returnOrderTopicConfigToBroker" return_order_topic_config_to_broker: bool = true;
+        /// `clientRequestThreadPoolNums`: 8 (accepted, unused: requests run on tokio tasks).
+        "clientRequestThreadPoolNums" client_request_thread_pool_nums: i32 = 8;
+        /// `defaultThreadPoolNums`: 16 (accepted, unused).
+        "defaultThreadPoolNums" default_thread_pool_nums: i32 = 16;
+        /// `clientRequestThreadPoolQueueCapacity`: 50000 (accepted, unused).
+        "clientRequestThreadPoolQueueCapacity" client_request_thread_pool_queue_capacity: i32 = 50000;
+        /// `defaultThreadPoolQueueCapacity`: 10000 (accepted, unused).
+        "defaultThreadPoolQueueCapacity" default_thread_pool_queue_capacity: i32 = 10000;
+        /// `scanNotActiveBrokerInterval`: 5000 ms between liveness scans.
+        "scanNotActiveBrokerInterval" scan_not_active_broker_interval: i64 = 5000;
+        /// `unRegisterBrokerQueueCapacity`: 3000 (accepted, unused: unregistration is synchronous).
+        "unRegisterBrokerQueueCapacity" un_register_broker_queue_capacity: i32 = 3000;
+        /// `supportActingMaster`: false.
+        "supportActingMaster" support_acting_master: bool = false;
+        /// `enableAllTopicList`: true; false makes GET_ALL_TOPIC_LIST_FROM_NAMESERVER answer "disable".
+        "enableAllTopicList" enable_all_topic_list: bool = true;
+        /// `enableTopicList`: true; false disables GET_TOPICS_BY_CLUSTER and the unit topic lists.
+        "enableTopicList" enable_topic_list: bool = true;
+        /// `notifyMinBrokerIdChanged`: false (accepted, unused).
+        "notifyMinBrokerIdChanged" notify_min_broker_id_changed: bool = false;
+        /// `enableControllerInNamesrv`: false (accepted; no embedded controller).
+        "enableControllerInNamesrv" enable_controller_in_namesrv: bool = false;
+        /// `needWaitForService`: false; when true routes answer "name server not ready" for
+        /// `waitSecondsForService` after start.
+        "needWaitForService" need_wait_for_service: bool = false;
+        /// `waitSecondsForService`: 45.
+        "waitSecondsForService" wait_seconds_for_service: i32 = 45;
+        /// `deleteTopicWithBrokerRegistration`: false; when true a registration drops the broker's
+        /// topics that are missing from its body.
+        "deleteTopicWithBrokerRegistration" delete_topic_with_broker_registration: bool = false;
+        /// `configBlackList`: `configBlackList;configStorePath;kvConfigPath`; keys UPDATE_NAMESRV_CONFIG refuses.
+        "configBlackList" config_black_list: String = "configBlackList;configStorePath;kvConfigPath".into();
+        /// `listenPort`: 9876.
+        "listenPort" listen_port: u16 = 9876;
+        /// `bindAddress`: `0.0.0.0`.
+        "bindAddress" bind_address: String = "0.0.0.0".into();
+        /// `serverWorkerThreads`: 8 (accepted, unused).
+        "serverWorkerThreads" server_worker_threads: i32 = 8;
+        /// `serverChannelMaxIdleTimeSeconds`: 120.
+        "serverChannelMaxIdleTimeSeconds" server_channel_max_idle_time_seconds: i32 = 120;
+        /// `brokerChannelExpiredTime` (rmqd only): 120000 ms, Java's `BROKER_CHANNEL_EXPIRED_TIME`,
+        /// used when a broker sends no `heartbeatTimeoutMillis`.
+        "brokerChannelExpiredTime" broker_channel_expired_time: i64 = 120_000;
+    }
 }
 
-impl Default for NamesrvConfig {
-    fn default() -> Self {
-        let home = std::env::var("HOME").unwrap_or_default();
-        let base = PathBuf::from(home).join("namesrv");
-        Self {
-            rocketmq_home: std::env::var("ROCKETMQ_HOME").unwrap_or_default(),
-            kv_config_path: base.join("kvConfig.json"),
-            config_store_path: base.join("namesrv.properties"),
-            product_env_name: "center".into(),
-            cluster_test: false,
-            order_message_enable: false,
-            return_order_topic_config_to_broker: true,
-            client_request_thread_pool_nums: 8,
-            default_thread_pool_nums: 16,
-            client_request_thread_pool_queue_capacity: 50000,
-            default_thread_pool_queue_capacity: 10000,
-            scan_not_active_broker_interval: 5000,
-            un_register_broker_queue_capacity: 3000,
-            support_acting_master: false,
-            enable_all_topic_list: true,
-            enable_topic_list: true,
-            notify_min_broker_id_changed: false,
-            enable_controller_in_namesrv: false,
-            need_wait_for_service: false,
-            wait_seconds_for_service: 45,
-            delete_topic_with_broker_registration: false,
-            config_black_list: "configBlackList;configStorePath;kvConfigPath".into(),
-            listen_port: 9876,
-            bind_address: "0.0.0.0".into(),
-            server_worker_threads: 8,
-            server_channel_max_idle_time_seconds: 120,
-            broker_channel_expired_time: 120_000,
+/// `~/namesrv`, where Java keeps the NameServer's files.
+fn namesrv_home() -> PathBuf {
+    PathBuf::from(std::env::var("HOME").unwrap_or_default()).join("namesrv")
+}
+
+/// Reads and renders a NameServer value from trimmed text: booleans as `Boolean.parseBoolean`,
+/// numbers in decimal.
+pub trait NamesrvValue: Sized {
+    fn parse_value(key: &'static str, raw: &str) -> Result<Self, ConfigError>;
+    fn render(&self) -> String;
+}
+
+macro_rules! number_value {
+    ($($t:ty),*) => {$(
+        impl NamesrvValue for $t {
+            fn parse_value(key: &'static str, raw: &str) -> Result<Self, ConfigError> {
+                num(key, raw.trim())
+            }
+            fn render(&self) -> String {
+                self.to_string()
+            }
         }
+    )*};
+}
+number_value!(i32, i64, u16);
+
+impl NamesrvValue for bool {
+    fn parse_value(_key: &'static str, raw: &str) -> Result<Self, ConfigError> {
+        Ok(java_bool(raw.trim()))
+    }
+    fn render(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl NamesrvValue for String {
+    fn parse_value(_key: &'static str, raw: &str) -> Result<Self, ConfigError> {
+        Ok(raw.trim().into())
+    }
+    fn render(&self) -> String {
+        self.clone()
+    }
+}
+
+impl NamesrvValue for PathBuf {
+    fn parse_value(_key: &'static str, raw: &str) -> Result<Self, ConfigError> {
+        Ok(raw.trim().into())
+    }
+    fn render(&self) -> String {
+        self.display().to_string()
     }
 }
 
 impl NamesrvConfig {
-    /// Sets one key from its properties text. `Ok(false)`: not a key of this config.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<bool, ConfigError> {
-        let v = value.trim();
-        match key {
-            "rocketmqHome" => self.rocketmq_home = v.into(),
-            "kvConfigPath" => self.kv_config_path = v.into(),
-            "configStorePath" => self.config_store_path = v.into(),
-            "productEnvName" => self.product_env_name = v.into(),
-            "clusterTest" => self.cluster_test = java_bool(v),
-            "orderMessageEnable" => self.order_message_enable = java_bool(v),
-            "returnOrderTopicConfigToBroker" => {
-                self.return_order_topic_config_to_broker = java_bool(v)
-            }
-            "clientRequestThreadPoolNums" => self.client_request_thread_pool_nums = num(key, v)?,
-            "defaultThreadPoolNums" => self.default_thread_pool_nums = num(key, v)?,
-            "clientRequestThreadPoolQueueCapacity" => {
-                self.client_request_thread_pool_queue_capacity = num(key, v)?
-            }
-            "defaultThreadPoolQueueCapacity" => {
-                self.default_thread_pool_queue_capacity = num(key, v)?
-            }
-            "scanNotActiveBrokerInterval" => self.scan_not_active_broker_interval = num(key, v)?,
-            "unRegisterBrokerQueueCapacity" => {
-                self.un_register_broker_queue_capacity = num(key, v)?
-            }
-            "supportActingMaster" => self.support_acting_master = java_bool(v),
-            "enableAllTopicList" => self.enable_all_topic_list = java_bool(v),
-            "enableTopicList" => self.enable_topic_list = java_bool(v),
-            "notifyMinBrokerIdChanged" => self.notify_min_broker_id_changed = java_bool(v),
-            "enableControllerInNamesrv" => self.enable_controller_in_namesrv = java_bool(v),
-            "needWaitForService" => self.need_wait_for_service = java_bool(v),
-            "waitSecondsForService" => self.wait_seconds_for_service = num(key, v)?,
-            "deleteTopicWithBrokerRegistration" => {
-                self.delete_topic_with_broker_registration = java_bool(v)
-            }
-            "configBlackList" => self.config_black_list = v.into(),
-            "listenPort" => self.listen_port = num(key, v)?,
-            "bindAddress" => self.bind_address = v.into(),
-            "serverWorkerThreads" => self.server_worker_threads = num(key, v)?,
-            "serverChannelMaxIdleTimeSeconds" => {
-                self.server_channel_max_idle_time_seconds = num(key, v)?
-            }
-            "brokerChannelExpiredTime" => self.broker_channel_expired_time = num(key, v)?,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
     /// Every key and its current value, sorted by key (GET_NAMESRV_CONFIG).
     pub fn to_properties(&self) -> Vec<(&'static str, String)> {
-        let mut p = vec![
-            ("rocketmqHome", self.rocketmq_home.clone()),
-            ("kvConfigPath", self.kv_config_path.display().to_string()),
-            (
-                "configStorePath",
-                self.config_store_path.display().to_string(),
-            ),
-            ("productEnvName", self.product_env_name.clone()),
-            ("clusterTest", self.cluster_test.to_string()),
-            ("orderMessageEnable", self.order_message_enable.to_string()),
-            (
-                "returnOrderTopicConfigToBroker",
-                self.return_order_topic_config_to_broker.to_string(),
-            ),
-            (
-                "clientRequestThreadPoolNums",
-                self.client_request_thread_pool_nums.to_string(),
-            ),
-            (
-                "defaultThreadPoolNums",
-                self.default_thread_pool_nums.to_string(),
-            ),
-            (
-                "clientRequestThreadPoolQueueCapacity",
-                self.client_request_thread_pool_queue_capacity.to_string(),
-            ),
-            (
-                "defaultThreadPoolQueueCapacity",
-                self.default_thread_pool_queue_capacity.to_string(),
-            ),
-            (
-                "scanNotActiveBrokerInterval",
-                self.scan_not_active_broker_interval.to_string(),
-            ),
-            (
-                "unRegisterBrokerQueueCapacity",
-                self.un_register_broker_queue_capacity.to_string(),
-            ),
-            (
-                "supportActingMaster",
-                self.support_acting_master.to_string(),
-            ),
-            ("enableAllTopicList", self.enable_all_topic_list.to_string()),
-            ("enableTopicList", self.enable_topic_list.to_string()),
-            (
-                "notifyMinBrokerIdChanged",
-                self.notify_min_broker_id_changed.to_string(),
-            ),
-            (
-                "enableControllerInNamesrv",
-                self.enable_controller_in_namesrv.to_string(),
-            ),
-            ("needWaitForService", self.need_wait_for_service.to_string()),
-            (
-                "waitSecondsForService",
-                self.wait_seconds_for_service.to_string(),
-            ),
-            (
-                "deleteTopicWithBrokerRegistration",
-                self.delete_topic_with_broker_registration.to_string(),
-            ),
-            ("configBlackList", self.config_black_list.clone()),
-            ("listenPort", self.listen_port.to_string()),
-            ("bindAddress", self.bind_address.clone()),
-            (
-                "serverWorkerThreads",
-                self.server_worker_threads.to_string(),
-            ),
-            (
-                "serverChannelMaxIdleTimeSeconds",
-                self.server_channel_max_idle_time_seconds.to_string(),
-            ),
-            (
-                "brokerChannelExpiredTime",
-                self.broker_channel_expired_time.to_string(),
-            ),
-        ];
+        let mut p = self.keys_and_values();
         p.sort_by(|a, b| a.0.cmp(b.0));
         p
     }

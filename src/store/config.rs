@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::common::config::config_table;
 use crate::store::error::ConfigError;
 
 /// `flushDiskType`: when an append counts as durable.
@@ -119,169 +120,140 @@ impl ConfigValue for BrokerRole {
     }
 }
 
-/// Declares the config struct, its documented defaults, `set` and `keys_and_values` from one
-/// table so a key can never be settable but not listed (or the reverse).
-macro_rules! store_config {
-    ($( $(#[doc = $doc:literal])* $key:literal $field:ident : $t:ty = $default:expr ;)*) => {
-        /// The store's configuration (Java `MessageStoreConfig`), field names snake_case of the keys.
-        #[derive(Debug, Clone)]
-        pub struct MessageStoreConfig {
-            $( $(#[doc = $doc])* pub $field: $t, )*
-        }
-
-        impl Default for MessageStoreConfig {
-            fn default() -> Self {
-                MessageStoreConfig { $( $field: $default, )* }
-            }
-        }
-
-        impl MessageStoreConfig {
-            /// Sets one `broker.conf` key. `Ok(false)`: the key is not a store key.
-            pub fn set(&mut self, key: &str, value: &str) -> Result<bool, ConfigError> {
-                match key {
-                    $( $key => { self.$field = <$t as ConfigValue>::parse_value($key, value)?; Ok(true) } )*
-                    _ => Ok(false),
-                }
-            }
-
-            /// Every key with its current value, in declaration order (for GET_BROKER_CONFIG).
-            pub fn keys_and_values(&self) -> Vec<(&'static str, String)> {
-                vec![ $( ($key, ConfigValue::render(&self.$field)), )* ]
-            }
-        }
-    };
-}
-
 fn default_root() -> String {
     let home = std::env::var("HOME").unwrap_or_else(|_| ".".to_string());
     format!("{home}/store")
 }
 
-store_config! {
-    /// ROOT of the store (`${user.home}/store`).
-    "storePathRootDir" store_path_root_dir: String = default_root();
-    /// Commit-log directory; empty = `ROOT/commitlog`. Multi-path (comma list) is not supported.
-    "storePathCommitLog" store_path_commit_log: Option<String> = None;
-    /// Bytes per commit-log file (1 GiB).
-    "mappedFileSizeCommitLog" mapped_file_size_commit_log: i32 = 1024 * 1024 * 1024;
-    /// Bytes per consume-queue file (300,000 units x 20); rounded up to a multiple of 20.
-    "mappedFileSizeConsumeQueue" mapped_file_size_consume_queue: i32 = 300_000 * 20;
-    /// Body size limit in bytes (4 MiB).
-    "maxMessageSize" max_message_size: i32 = 4 * 1024 * 1024;
-    /// Index slots per index file.
-    "maxHashSlotNum" max_hash_slot_num: i32 = 5_000_000;
-    /// Index entries per index file (entry 0 unused).
-    "maxIndexNum" max_index_num: i32 = 20_000_000;
-    /// Max results of one index query.
-    "maxMsgsNumBatch" max_msgs_num_batch: i32 = 64;
-    /// Build index files.
-    "messageIndexEnable" message_index_enable: bool = true;
-    /// Recovery also respects the index checkpoint.
-    "messageIndexSafe" message_index_safe: bool = false;
-    /// ASYNC_FLUSH or SYNC_FLUSH.
-    "flushDiskType" flush_disk_type: FlushDiskType = FlushDiskType::AsyncFlush;
-    /// ms between async commit-log flushes.
-    "flushIntervalCommitLog" flush_interval_commit_log: i32 = 500;
-    /// true = sleep the interval; false = wait (wakeable).
-    "flushCommitLogTimed" flush_commit_log_timed: bool = true;
-    /// Dirty 4 KiB pages needed before an async flush.
-    "flushCommitLogLeastPages" flush_commit_log_least_pages: i32 = 4;
-    /// ms after which an async flush ignores least pages.
-    "flushCommitLogThoroughInterval" flush_commit_log_thorough_interval: i32 = 10_000;
-    /// ms between consume-queue flushes.
-    "flushIntervalConsumeQueue" flush_interval_consume_queue: i32 = 1000;
-    /// Dirty pages needed before a consume-queue flush.
-    "flushConsumeQueueLeastPages" flush_consume_queue_least_pages: i32 = 2;
-    /// ms after which a consume-queue flush ignores least pages.
-    "flushConsumeQueueThoroughInterval" flush_consume_queue_thorough_interval: i32 = 60_000;
-    /// ms a SYNC_FLUSH put waits for its fsync before FLUSH_DISK_TIMEOUT.
-    "syncFlushTimeout" sync_flush_timeout: i64 = 5000;
-    /// Verify body CRCs during recovery.
-    "checkCRCOnRecover" check_crc_on_recover: bool = true;
-    /// Hours a commit-log file is kept after its last modification.
-    "fileReservedTime" file_reserved_time: i32 = 72;
-    /// Hours of day (`;`-separated) when expired files are deleted.
-    "deleteWhen" delete_when: String = "04".to_string();
-    /// % disk usage above which cleanup runs regardless of the hour (clamped 10..95).
-    "diskMaxUsedSpaceRatio" disk_max_used_space_ratio: i32 = 75;
-    /// % disk usage above which writes are refused (clamped 35..90).
-    "diskSpaceWarningLevelRatio" disk_space_warning_level_ratio: i32 = 90;
-    /// % disk usage above which unexpired files are deleted (clamped 30..85).
-    "diskSpaceCleanForciblyRatio" disk_space_clean_forcibly_ratio: i32 = 85;
-    /// ms between cleanup passes.
-    "cleanResourceInterval" clean_resource_interval: i32 = 10_000;
-    /// ms between two commit-log file deletions.
-    "deleteCommitLogFilesInterval" delete_commit_log_files_interval: i32 = 100;
-    /// ms between two consume-queue file deletions.
-    "deleteConsumeQueueFilesInterval" delete_consume_queue_files_interval: i32 = 100;
-    /// ms before a still-referenced file is force-closed (mapping stays valid for readers here).
-    "destroyMapedFileIntervalForcibly" destroy_maped_file_interval_forcibly: i32 = 120_000;
-    /// ms between retries of a hanged deletion.
-    "redeleteHangedFileInterval" redelete_hanged_file_interval: i32 = 120_000;
-    /// Commit-log files deleted per pass.
-    "deleteFileBatchMax" delete_file_batch_max: i32 = 10;
-    /// Allow deleting unexpired files above the clean-forcibly ratio.
-    "cleanFileForciblyEnable" clean_file_forcibly_enable: bool = true;
-    /// Pre-touch new commit-log files.
-    "warmMapedFileEnable" warm_maped_file_enable: bool = false;
-    /// Pages between flushes while warming a file.
-    "flushLeastPagesWhenWarmMapedFile" flush_least_pages_when_warm_maped_file: i32 = 4096;
-    /// Scan limit in CQ bytes of one pull (filtering).
-    "maxFilterMessageSize" max_filter_message_size: i32 = 16_000;
-    /// Pull batch byte limit when the data is in memory.
-    "maxTransferBytesOnMessageInMemory" max_transfer_bytes_on_message_in_memory: i32 = 256 * 1024;
-    /// Pull batch message limit when the data is in memory.
-    "maxTransferCountOnMessageInMemory" max_transfer_count_on_message_in_memory: i32 = 32;
-    /// Pull batch byte limit when the data is on disk.
-    "maxTransferBytesOnMessageInDisk" max_transfer_bytes_on_message_in_disk: i32 = 64 * 1024;
-    /// Pull batch message limit when the data is on disk.
-    "maxTransferCountOnMessageInDisk" max_transfer_count_on_message_in_disk: i32 = 8;
-    /// % of RAM the newest commit-log bytes are assumed to occupy in page cache.
-    "accessMessageInMemoryMaxRatio" access_message_in_memory_max_ratio: i32 = 40;
-    /// Consume-queue files visited by one pull.
-    "travelCqFileNumWhenGetMessage" travel_cq_file_num_when_get_message: i32 = 1;
-    /// Default result limit of a key query.
-    "defaultQueryMaxNum" default_query_max_num: i32 = 32;
-    /// ms a put may wait for the put lock before OS_PAGE_CACHE_BUSY.
-    "osPageCacheBusyTimeOutMills" os_page_cache_busy_time_out_mills: i64 = 1000;
-    /// ms, delay level table (Java syntax).
-    "messageDelayLevel" message_delay_level: String = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h".to_string();
-    /// Accurate timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS); off: refused.
-    "timerWheelEnable" timer_wheel_enable: bool = true;
-    /// Longest accepted timer delay, in seconds.
-    "timerMaxDelaySec" timer_max_delay_sec: i64 = 259200;
-    /// Timer delivery precision, ms (delivery times are rounded down to it).
-    "timerPrecisionMs" timer_precision_ms: i64 = 1000;
-    /// Keep incoming store timestamp/offsets (replication); not supported, must stay false.
-    "duplicationEnable" duplication_enable: bool = false;
-    /// v2 records for topics longer than 127 bytes.
-    "autoMessageVersionOnTopicLen" auto_message_version_on_topic_len: bool = true;
-    /// Max topic length accepted by the store.
-    "maxTopicLength" max_topic_length: i32 = 127;
-    /// Broker role; slaves keep the requested offset on pull errors.
-    "brokerRole" broker_role: BrokerRole = BrokerRole::AsyncMaster;
-    /// Slaves also correct offsets.
-    "offsetCheckInSlave" offset_check_in_slave: bool = false;
-    /// Start dispatch from the consume queues' max physical offset.
-    "recheckReputOffsetFromCq" recheck_reput_offset_from_cq: bool = false;
-    /// Transient store pool (accepted, ignored: no on-disk difference).
-    "transientStorePoolEnable" transient_store_pool_enable: bool = false;
-    /// Write through the channel instead of mmap (accepted, ignored).
-    "writeWithoutMmap" write_without_mmap: bool = false;
-    /// Append `__CRC32#` property (not supported; must stay false).
-    "enabledAppendPropCRC" enabled_append_prop_crc: bool = false;
-    /// Verify the `__CRC32#` property instead of the body CRC.
-    "forceVerifyPropCRC" force_verify_prop_crc: bool = false;
-    /// Enable LMQ (not supported by this store; must stay false).
-    "enableLmq" enable_lmq: bool = false;
-    /// Multi-dispatch (not supported; must stay false).
-    "enableMultiDispatch" enable_multi_dispatch: bool = false;
-    /// Consume-queue ext (not supported; must stay false).
-    "enableConsumeQueueExt" enable_consume_queue_ext: bool = false;
-    /// Store type; only "default" is supported.
-    "storeType" store_type: String = "default".to_string();
-    /// DLedger commit log (not supported; must stay false).
-    "enableDLegerCommitLog" enable_dleger_commit_log: bool = false;
+config_table! {
+    /// The store's configuration (Java `MessageStoreConfig`), field names snake_case of the keys.
+    #[derive(Debug, Clone)]
+    pub struct MessageStoreConfig: ConfigValue => ConfigError {
+        /// ROOT of the store (`${user.home}/store`).
+        "storePathRootDir" store_path_root_dir: String = default_root();
+        /// Commit-log directory; empty = `ROOT/commitlog`. Multi-path (comma list) is not supported.
+        "storePathCommitLog" store_path_commit_log: Option<String> = None;
+        /// Bytes per commit-log file (1 GiB).
+        "mappedFileSizeCommitLog" mapped_file_size_commit_log: i32 = 1024 * 1024 * 1024;
+        /// Bytes per consume-queue file (300,000 units x 20); rounded up to a multiple of 20.
+        "mappedFileSizeConsumeQueue" mapped_file_size_consume_queue: i32 = 300_000 * 20;
+        /// Body size limit in bytes (4 MiB).
+        "maxMessageSize" max_message_size: i32 = 4 * 1024 * 1024;
+        /// Index slots per index file.
+        "maxHashSlotNum" max_hash_slot_num: i32 = 5_000_000;
+        /// Index entries per index file (entry 0 unused).
+        "maxIndexNum" max_index_num: i32 = 20_000_000;
+        /// Max results of one index query.
+        "maxMsgsNumBatch" max_msgs_num_batch: i32 = 64;
+        /// Build index files.
+        "messageIndexEnable" message_index_enable: bool = true;
+        /// Recovery also respects the index checkpoint.
+        "messageIndexSafe" message_index_safe: bool = false;
+        /// ASYNC_FLUSH or SYNC_FLUSH.
+        "flushDiskType" flush_disk_type: FlushDiskType = FlushDiskType::AsyncFlush;
+        /// ms between async commit-log flushes.
+        "flushIntervalCommitLog" flush_interval_commit_log: i32 = 500;
+        /// true = sleep the interval; false = wait (wakeable).
+        "flushCommitLogTimed" flush_commit_log_timed: bool = true;
+        /// Dirty 4 KiB pages needed before an async flush.
+        "flushCommitLogLeastPages" flush_commit_log_least_pages: i32 = 4;
+        /// ms after which an async flush ignores least pages.
+        "flushCommitLogThoroughInterval" flush_commit_log_thorough_interval: i32 = 10_000;
+        /// ms between consume-queue flushes.
+        "flushIntervalConsumeQueue" flush_interval_consume_queue: i32 = 1000;
+        /// Dirty pages needed before a consume-queue flush.
+        "flushConsumeQueueLeastPages" flush_consume_queue_least_pages: i32 = 2;
+        /// ms after which a consume-queue flush ignores least pages.
+        "flushConsumeQueueThoroughInterval" flush_consume_queue_thorough_interval: i32 = 60_000;
+        /// ms a SYNC_FLUSH put waits for its fsync before FLUSH_DISK_TIMEOUT.
+        "syncFlushTimeout" sync_flush_timeout: i64 = 5000;
+        /// Verify body CRCs during recovery.
+        "checkCRCOnRecover" check_crc_on_recover: bool = true;
+        /// Hours a commit-log file is kept after its last modification.
+        "fileReservedTime" file_reserved_time: i32 = 72;
+        /// Hours of day (`;`-separated) when expired files are deleted.
+        "deleteWhen" delete_when: String = "04".to_string();
+        /// % disk usage above which cleanup runs regardless of the hour (clamped 10..95).
+        "diskMaxUsedSpaceRatio" disk_max_used_space_ratio: i32 = 75;
+        /// % disk usage above which writes are refused (clamped 35..90).
+        "diskSpaceWarningLevelRatio" disk_space_warning_level_ratio: i32 = 90;
+        /// % disk usage above which unexpired files are deleted (clamped 30..85).
+        "diskSpaceCleanForciblyRatio" disk_space_clean_forcibly_ratio: i32 = 85;
+        /// ms between cleanup passes.
+        "cleanResourceInterval" clean_resource_interval: i32 = 10_000;
+        /// ms between two commit-log file deletions.
+        "deleteCommitLogFilesInterval" delete_commit_log_files_interval: i32 = 100;
+        /// ms between two consume-queue file deletions.
+        "deleteConsumeQueueFilesInterval" delete_consume_queue_files_interval: i32 = 100;
+        /// ms before a still-referenced file is force-closed (mapping stays valid for readers here).
+        "destroyMapedFileIntervalForcibly" destroy_maped_file_interval_forcibly: i32 = 120_000;
+        /// ms between retries of a hanged deletion.
+        "redeleteHangedFileInterval" redelete_hanged_file_interval: i32 = 120_000;
+        /// Commit-log files deleted per pass.
+        "deleteFileBatchMax" delete_file_batch_max: i32 = 10;
+        /// Allow deleting unexpired files above the clean-forcibly ratio.
+        "cleanFileForciblyEnable" clean_file_forcibly_enable: bool = true;
+        /// Pre-touch new commit-log files.
+        "warmMapedFileEnable" warm_maped_file_enable: bool = false;
+        /// Pages between flushes while warming a file.
+        "flushLeastPagesWhenWarmMapedFile" flush_least_pages_when_warm_maped_file: i32 = 4096;
+        /// Scan limit in CQ bytes of one pull (filtering).
+        "maxFilterMessageSize" max_filter_message_size: i32 = 16_000;
+        /// Pull batch byte limit when the data is in memory.
+        "maxTransferBytesOnMessageInMemory" max_transfer_bytes_on_message_in_memory: i32 = 256 * 1024;
+        /// Pull batch message limit when the data is in memory.
+        "maxTransferCountOnMessageInMemory" max_transfer_count_on_message_in_memory: i32 = 32;
+        /// Pull batch byte limit when the data is on disk.
+        "maxTransferBytesOnMessageInDisk" max_transfer_bytes_on_message_in_disk: i32 = 64 * 1024;
+        /// Pull batch message limit when the data is on disk.
+        "maxTransferCountOnMessageInDisk" max_transfer_count_on_message_in_disk: i32 = 8;
+        /// % of RAM the newest commit-log bytes are assumed to occupy in page cache.
+        "accessMessageInMemoryMaxRatio" access_message_in_memory_max_ratio: i32 = 40;
+        /// Consume-queue files visited by one pull.
+        "travelCqFileNumWhenGetMessage" travel_cq_file_num_when_get_message: i32 = 1;
+        /// Default result limit of a key query.
+        "defaultQueryMaxNum" default_query_max_num: i32 = 32;
+        /// ms a put may wait for the put lock before OS_PAGE_CACHE_BUSY.
+        "osPageCacheBusyTimeOutMills" os_page_cache_busy_time_out_mills: i64 = 1000;
+        /// ms, delay level table (Java syntax).
+        "messageDelayLevel" message_delay_level: String = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h".to_string();
+        /// Accurate timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS); off: refused.
+        "timerWheelEnable" timer_wheel_enable: bool = true;
+        /// Longest accepted timer delay, in seconds.
+        "timerMaxDelaySec" timer_max_delay_sec: i64 = 259200;
+        /// Timer delivery precision, ms (delivery times are rounded down to it).
+        "timerPrecisionMs" timer_precision_ms: i64 = 1000;
+        /// Keep incoming store timestamp/offsets (replication); not supported, must stay false.
+        "duplicationEnable" duplication_enable: bool = false;
+        /// v2 records for topics longer than 127 bytes.
+        "autoMessageVersionOnTopicLen" auto_message_version_on_topic_len: bool = true;
+        /// Max topic length accepted by the store.
+        "maxTopicLength" max_topic_length: i32 = 127;
+        /// Broker role; slaves keep the requested offset on pull errors.
+        "brokerRole" broker_role: BrokerRole = BrokerRole::AsyncMaster;
+        /// Slaves also correct offsets.
+        "offsetCheckInSlave" offset_check_in_slave: bool = false;
+        /// Start dispatch from the consume queues' max physical offset.
+        "recheckReputOffsetFromCq" recheck_reput_offset_from_cq: bool = false;
+        /// Transient store pool (accepted, ignored: no on-disk difference).
+        "transientStorePoolEnable" transient_store_pool_enable: bool = false;
+        /// Write through the channel instead of mmap (accepted, ignored).
+        "writeWithoutMmap" write_without_mmap: bool = false;
+        /// Append `__CRC32#` property (not supported; must stay false).
+        "enabledAppendPropCRC" enabled_append_prop_crc: bool = false;
+        /// Verify the `__CRC32#` property instead of the body CRC.
+        "forceVerifyPropCRC" force_verify_prop_crc: bool = false;
+        /// Enable LMQ (not supported by this store; must stay false).
+        "enableLmq" enable_lmq: bool = false;
+        /// Multi-dispatch (not supported; must stay false).
+        "enableMultiDispatch" enable_multi_dispatch: bool = false;
+        /// Consume-queue ext (not supported; must stay false).
+        "enableConsumeQueueExt" enable_consume_queue_ext: bool = false;
+        /// Store type; only "default" is supported.
+        "storeType" store_type: String = "default".to_string();
+        /// DLedger commit log (not supported; must stay false).
+        "enableDLegerCommitLog" enable_dleger_commit_log: bool = false;
+    }
 }
 
 impl MessageStoreConfig {
