@@ -121,11 +121,7 @@ pub fn get_all_topic_config(
 ) -> ProcessorResult {
     let topics = ctx.topics.all();
     let wrapper = TopicConfigAndMappingSerializeWrapper {
-        data_version: serde_json::to_value(ctx.topics.data_version()).unwrap_or_default(),
-        mapping_data_version: serde_json::to_value(
-            crate::remoting::body::data_version::DataVersion::default(),
-        )
-        .unwrap_or_default(),
+        data_version: ctx.topics.data_version(),
         topic_config_table: topics
             .iter()
             .map(|t| (t.topic_name.clone(), (**t).clone()))

@@ -47,6 +47,8 @@ pub struct TopicConfigSerializeWrapper {
     pub topic_queue_mapping_info_map: BTreeMap<String, Value>,
 }
 
+super::fastjson::fastjson_body!(TopicConfigSerializeWrapper);
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RegisterBrokerBody {

@@ -1,4 +1,5 @@
-//! GET_ALL_TOPIC_CONFIG (21) body `TopicConfigAndMappingSerializeWrapper`.
+//! GET_ALL_TOPIC_CONFIG (21) body `TopicConfigAndMappingSerializeWrapper`: the same shape as the
+//! register body's topic wrapper, so one type serves both.
 //!
 //! ```text
 //! {"dataVersion":{"counter":12,"stateVersion":0,"timestamp":1700000000000},
@@ -6,28 +7,7 @@
 //!  "topicQueueMappingDetailMap":{},"topicQueueMappingInfoMap":{}}
 //! ```
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::fastjson;
-use crate::common::topic::TopicConfig;
-
-// TODO(namesrv): use `body::data_version::DataVersion` once branch `namesrv` lands; until then
-// the data versions are kept as plain JSON.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct TopicConfigAndMappingSerializeWrapper {
-    pub data_version: Value,
-    pub mapping_data_version: Value,
-    pub topic_config_table: BTreeMap<String, TopicConfig>,
-    /// Static-topic mappings; empty for ordinary topics.
-    pub topic_queue_mapping_detail_map: BTreeMap<String, Value>,
-    pub topic_queue_mapping_info_map: BTreeMap<String, Value>,
-}
-
-fastjson::fastjson_body!(TopicConfigAndMappingSerializeWrapper);
+pub use super::register_broker::TopicConfigSerializeWrapper as TopicConfigAndMappingSerializeWrapper;
 
 #[cfg(test)]
 mod tests {

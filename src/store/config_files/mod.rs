@@ -57,11 +57,11 @@ pub fn load(path: &Path) -> Option<String> {
 /// missing, empty or unparsable; `Ok(None)` when neither exists (start with defaults); an error
 /// when the `.bak` exists but does not parse (Java refuses to start then).
 pub fn load_typed<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
-    let parse = |p: &Path| -> Option<std::result::Result<T, String>> {
+    let parse = |p: &Path| -> Option<serde_json::Result<T>> {
         let s = std::fs::read_to_string(p)
             .ok()
             .filter(|s| !s.trim().is_empty())?;
-        Some(from_fastjson(&s).map_err(|e| e.to_string()))
+        Some(from_fastjson(&s))
     };
     match parse(path) {
         Some(Ok(v)) => return Ok(Some(v)),
@@ -76,7 +76,7 @@ pub fn load_typed<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
         Some(Err(e)) => Err(StoreError::Corrupt {
             path: bak,
             offset: 0,
-            what: e,
+            what: e.to_string(),
         }),
         None => Ok(None),
     }
