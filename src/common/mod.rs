@@ -7,6 +7,7 @@ pub mod data_version;
 pub mod fastjson;
 pub mod filter;
 pub mod java_properties;
+pub mod json_file;
 pub mod message;
 pub mod msg_id;
 pub mod pairs;

@@ -64,21 +64,7 @@ impl StorePaths {
     }
 }
 
-/// `<file>.bak`, Java's backup of a config file.
-pub fn bak_path(file: &Path) -> PathBuf {
-    suffixed(file, ".bak")
-}
-
-/// `<file>.tmp`, the temp file a config write goes through.
-pub fn tmp_path(file: &Path) -> PathBuf {
-    suffixed(file, ".tmp")
-}
-
-fn suffixed(file: &Path, suffix: &str) -> PathBuf {
-    let mut s = file.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
+pub use crate::common::json_file::{bak_path, tmp_path};
 
 /// Java's `UtilAll.offset2FileName`: 20-digit zero-padded decimal.
 pub fn offset_file_name(offset: i64) -> String {

@@ -5,52 +5,24 @@
 
 pub mod types;
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::Path;
 
 use serde::{de::DeserializeOwned, Serialize};
 
+use crate::common::json_file::{self, bak_path};
 use crate::store::error::{Result, StoreError};
-use crate::store::paths::{bak_path, tmp_path};
 
 pub use types::*;
 
-/// Writes `content` durably: `<file>.tmp` + fsync, current file renamed to `<file>.bak`, tmp
-/// renamed to the file, directory fsynced. Java (every version) reads the result.
+/// Writes `content` durably (`common::json_file::write`: temp file, fsync, `.bak`, rename,
+/// directory fsync). Java (every version) reads the result.
 pub fn persist(path: &Path, content: &str) -> Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
-    let tmp = tmp_path(path);
-    {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)
-            .map_err(|e| StoreError::io(&tmp, e))?;
-        f.write_all(content.as_bytes())
-            .and_then(|_| f.sync_all())
-            .map_err(|e| StoreError::io(&tmp, e))?;
-    }
-    if path.exists() {
-        let bak = bak_path(path);
-        std::fs::rename(path, &bak).map_err(|e| StoreError::io(&bak, e))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|e| StoreError::io(path, e))?;
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| StoreError::io(dir, e))
+    json_file::write(path, content.as_bytes()).map_err(|e| StoreError::io(e.path, e.source))
 }
 
 /// Reads the file, falling back to `<file>.bak` when the main file is missing or empty.
 pub fn load(path: &Path) -> Option<String> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p)
-            .ok()
-            .filter(|s| !s.trim().is_empty())
-    };
-    read(path).or_else(|| read(&bak_path(path)))
+    json_file::read(path)
 }
 
 /// Java `ConfigManager.load` for a typed file: main file, else `.bak` when the main file is
