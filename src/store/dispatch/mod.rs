@@ -58,25 +58,43 @@ pub(crate) enum Scope {
     /// Recovery: a missing consume queue is not created (one deleted by an admin command is not
     /// brought back by a restart).
     ExistingQueues,
-    /// Only what creates no file (the put's own thread): nothing at all when the record's
-    /// consume queue is missing or its last file is full. Creating and first touching a file can
-    /// take milliseconds (file-system journal), which on a network worker would hold up every
-    /// connection it serves; such a record is left to the dispatch thread.
+    /// Only what creates and flushes no file (the put's own thread, see
+    /// [`reput::dispatch_after_put`]): nothing at all when the record's consume queue is missing
+    /// or its last file is full, or when its index keys do not fit the newest index file.
     NoNewFile,
+}
+
+/// What a put knows of the record it dispatches itself, so the dispatch does not work it out of
+/// the stored bytes again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OwnRecord {
+    pub phy: i64,
+    /// The broker's TAGS hash ([`MessageInput::tags_code`](crate::store::message::MessageInput)).
+    pub tags_code: i64,
 }
 
 /// Dispatches one record: consume queue (NOT/COMMIT types), index, arrival listener. False when
 /// `scope` is [`Scope::NoNewFile`] and the record needs a file created: then nothing was done.
+/// `known_tags` is the put's TAGS hash of this very record, if the put is dispatching it.
 pub(crate) fn dispatch_record(
     inner: &StoreInner,
     rec: &RecordView<'_>,
     phy: i64,
     notify: bool,
     scope: Scope,
+    known_tags: Option<i64>,
 ) -> Result<bool> {
     let tran = rec.tran_type();
     let mut arrival = None;
     let topic = rec.topic_str();
+    if scope == Scope::NoNewFile
+        && inner
+            .index
+            .as_ref()
+            .is_some_and(|index| !index.has_room_for(rec, phy))
+    {
+        return Ok(false);
+    }
     let cq = if tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE {
         match scope {
             Scope::All => Some(inner.cqs.find_or_create(topic, rec.queue_id)),
@@ -93,7 +111,10 @@ pub(crate) fn dispatch_record(
     // properties scan.
     let cq = cq.filter(|q| notify || phy + rec.total_size as i64 > q.max_physic_offset());
     if let Some(cq) = cq {
-        let tags = tags_code(rec, &inner.delay_levels);
+        let tags = match known_tags {
+            Some(t) if rec.topic != SCHEDULE_TOPIC.as_bytes() => t,
+            _ => tags_code(rec, &inner.delay_levels),
+        };
         let unit = CqUnit {
             phy_offset: phy,
             size: rec.total_size,

@@ -86,6 +86,23 @@ impl IndexService {
         files.last().map(|f| f.header.end_phy_offset).unwrap_or(-1)
     }
 
+    /// Whether [`build_index`](Self::build_index) can add the keys of `rec` without creating or
+    /// flushing a file (the newest file has room for all of them, or there is nothing to add).
+    pub fn has_room_for(&self, rec: &RecordView<'_>, phy: i64) -> bool {
+        if rec.tran_type() == sysflag::TRANSACTION_ROLLBACK_TYPE {
+            return true;
+        }
+        let files = self.files.lock();
+        let Some(last) = files.last() else {
+            return index_keys(rec).next().is_none();
+        };
+        if last.header.index_count > 1 && phy <= last.header.end_phy_offset {
+            return true;
+        }
+        let free = self.entries.saturating_sub(last.header.index_count.max(0) as usize);
+        index_keys(rec).count() <= free
+    }
+
     /// Adds the keys of one dispatched record (`topic#UNIQ_KEY`, `topic#k` per KEYS word).
     pub fn build_index(&self, rec: &RecordView<'_>, phy: i64) -> Result<()> {
         if rec.tran_type() == sysflag::TRANSACTION_ROLLBACK_TYPE {
@@ -97,17 +114,7 @@ impl IndexService {
                 return Ok(());
             }
         }
-        let uniq = find_property(rec.properties, "UNIQ_KEY");
-        let keys = find_property(rec.properties, "KEYS");
-        if uniq.is_none() && keys.is_none() {
-            return Ok(());
-        }
-        let all = uniq.into_iter().chain(
-            keys.into_iter()
-                .flat_map(|k| k.split(|&b| b == b' '))
-                .filter(|k| !k.is_empty()),
-        );
-        for key in all {
+        for key in index_keys(rec) {
             let hash = key_hash(rec.topic, key);
             self.put_one(&mut files, hash, phy, rec.store_timestamp)?;
         }
@@ -226,4 +233,15 @@ impl IndexService {
     pub fn file_count(&self) -> usize {
         self.files.lock().len()
     }
+}
+
+/// The keys a record is indexed under: UNIQ_KEY, then each word of KEYS.
+fn index_keys<'a>(rec: &RecordView<'a>) -> impl Iterator<Item = &'a [u8]> {
+    let uniq = find_property(rec.properties, "UNIQ_KEY");
+    let keys = find_property(rec.properties, "KEYS");
+    uniq.into_iter().chain(
+        keys.into_iter()
+            .flat_map(|k| k.split(|&b| b == b' '))
+            .filter(|k| !k.is_empty()),
+    )
 }
