@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 
-pub use crate::store::commitlog::record::{RecordHeader, RecordView};
 use crate::store::commitlog::record::{self, Decoded};
+pub use crate::store::commitlog::record::{RecordHeader, RecordView};
 
 /// SYSFLAG bits the store looks at (Java `MessageSysFlag`).
 pub mod sysflag {

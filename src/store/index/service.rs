@@ -99,7 +99,9 @@ impl IndexService {
         if last.header.index_count > 1 && phy <= last.header.end_phy_offset {
             return true;
         }
-        let free = self.entries.saturating_sub(last.header.index_count.max(0) as usize);
+        let free = self
+            .entries
+            .saturating_sub(last.header.index_count.max(0) as usize);
         index_keys(rec).count() <= free
     }
 
