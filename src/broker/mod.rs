@@ -9,6 +9,7 @@ pub mod metadata;
 pub mod namesrv_registration;
 pub mod periodic;
 pub mod processor;
+pub mod put;
 pub mod rebalance_lock;
 pub mod remoting_client;
 pub mod schedule_message_service;
