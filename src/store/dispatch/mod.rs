@@ -87,14 +87,6 @@ pub(crate) fn dispatch_record(
     let tran = rec.tran_type();
     let mut arrival = None;
     let topic = rec.topic_str();
-    if scope == Scope::NoNewFile
-        && inner
-            .index
-            .as_ref()
-            .is_some_and(|index| !index.has_room_for(rec, phy))
-    {
-        return Ok(false);
-    }
     let cq = if tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE {
         match scope {
             Scope::All => Some(inner.cqs.find_or_create(topic, rec.queue_id)),
@@ -110,6 +102,13 @@ pub(crate) fn dispatch_record(
     // Recovery re-dispatch: a record its queue already holds costs one comparison, not a
     // properties scan.
     let cq = cq.filter(|q| notify || phy + rec.total_size as i64 > q.max_physic_offset());
+    // The index before the unit: in NoNewFile scope it is the last thing that may refuse, so a
+    // refused record has nothing written (a record indexed already is skipped when it comes again).
+    if let Some(index) = &inner.index {
+        if !index.build_index(rec, phy, scope != Scope::NoNewFile)? {
+            return Ok(false);
+        }
+    }
     if let Some(cq) = cq {
         let tags = match known_tags {
             Some(t) if rec.topic != SCHEDULE_TOPIC.as_bytes() => t,
@@ -125,9 +124,6 @@ pub(crate) fn dispatch_record(
             .last_dispatched_ts
             .store(rec.store_timestamp, std::sync::atomic::Ordering::Release);
         arrival = Some((tags, cq.max_offset_in_queue()));
-    }
-    if let Some(index) = &inner.index {
-        index.build_index(rec, phy)?;
     }
     if let (true, Some((tags, max)), Some(l)) = (notify, arrival, inner.listener.read().as_ref()) {
         l(&MessageArrival {
