@@ -43,7 +43,7 @@ use timer_message_service::TimerMessageService;
 use transaction::check_service::TransactionalMessageCheckService;
 
 use crate::store::config::MessageStoreConfig;
-use crate::store::dispatch::MessageArrival;
+use crate::store::MessageArrival;
 use crate::store::MessageStore;
 
 /// Everything a processor may need, shared by all requests.

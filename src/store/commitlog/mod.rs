@@ -464,11 +464,9 @@ impl CommitLog {
                 store_ts,
             );
         }
-        // The second copy of the body (request -> encode buffer -> mapping). Encoding straight
-        // into the reserved mapped range would save it, but it was measured (A/B in
-        // benches/README.md, "Writing the body once"): no gain above this box's noise at 1 and
-        // 16 KiB, while the encode would then run on pages the put lock has handed out, so not
-        // done.
+        // The body's second copy (request -> encode buffer -> mapping). Writing it straight into
+        // the mapping was tried and measured ("Writing the body once", benches/README.md): no
+        // gain above this box's noise at 1 and 16 KiB, so the encode stays outside the lock.
         if file.append(buf).is_none() {
             return Err(PutMessageStatus::UNKNOWN_ERROR);
         }
