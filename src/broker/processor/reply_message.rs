@@ -9,7 +9,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::send::{check_message, read_send_header, with_trace_keys};
+use crate::broker::put::check::{check_message, read_send_header, with_trace_keys};
 use crate::broker::put::client::{self as put, stamp_region_and_trace, Target};
 use crate::broker::put::random_queue;
 use crate::broker::{now_millis, BrokerContext};
