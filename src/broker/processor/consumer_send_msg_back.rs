@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::{ok, read_header, ProcessorResult};
 use crate::broker::error::BrokerError;
+use crate::broker::put::check::group_not_exist;
 use crate::broker::put::client::{create_send_back_topic, max_reconsume_times};
-use crate::broker::put::stored::{self, group_not_exist, SendBack};
+use crate::broker::put::stored::{self, SendBack};
 use crate::broker::BrokerContext;
 use crate::common::topic::{self, is_writeable};
 use crate::remoting::header::consumer_send_msg_back::ConsumerSendMsgBackRequestHeader;
@@ -33,10 +34,9 @@ async fn send_back(
     request: &RemotingCommand,
     header: &ConsumerSendMsgBackRequestHeader,
 ) -> Result<(), BrokerError> {
-    let group = ctx
-        .groups
-        .find_or_create(&header.group)
-        .map_err(|_| group_not_exist(&header.group))?;
+    let Ok(group) = ctx.groups.find_or_create(&header.group) else {
+        return Err(group_not_exist(&header.group));
+    };
     if !is_writeable(ctx.broker_permission()) {
         return Err(BrokerError::refused(
             ResponseCode::NO_PERMISSION,

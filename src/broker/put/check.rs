@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use super::client::FAQ_URL;
 use crate::broker::error::BrokerError;
 use crate::broker::BrokerContext;
 use crate::common::message::{PROPERTY_MSG_REGION, PROPERTY_TRACE_SWITCH};
@@ -12,6 +11,9 @@ use crate::common::topic::{self, is_writeable, TopicConfig, PERM_READ, PERM_WRIT
 use crate::remoting::header::send_message::SendMessageRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
+
+const FAQ_URL: &str =
+    "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.";
 
 /// The send header of a SEND_MESSAGE (V1 or V2) or batch request.
 pub fn read_send_header(
@@ -119,4 +121,12 @@ fn lookup_or_create_topic(
         ctx.register_to_namesrv_soon();
     }
     Ok(created)
+}
+
+/// The subscription group is unknown (Java's remark for a send-back).
+pub fn group_not_exist(group: &str) -> BrokerError {
+    BrokerError::refused(
+        ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
+        format!("subscription group not exist, {group} {FAQ_URL}"),
+    )
 }

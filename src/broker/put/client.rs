@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use super::check::group_not_exist;
 use super::Draft;
 use crate::broker::error::BrokerError;
 use crate::broker::schedule_message_service::transform_delay_level;
@@ -25,8 +26,6 @@ use crate::store::message::{MessageBatchInput, MessageInput};
 /// Java `MQVersion.Version.V3_4_9.ordinal()`: from this client version on, the header's
 /// maxReconsumeTimes overrides the group's retryMaxTimes.
 pub const V3_4_9: i32 = 121;
-pub(crate) const FAQ_URL: &str =
-    "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.";
 
 /// Where a send goes and with which sysflag, once the topic check chose the queue.
 pub struct Target {
@@ -241,10 +240,7 @@ fn retry_to_dlq(
 ) -> Result<Option<String>, BrokerError> {
     let group = &header.topic[topic::RETRY_GROUP_TOPIC_PREFIX.len()..];
     let Ok(config) = ctx.groups.find_or_create(group) else {
-        return Err(BrokerError::refused(
-            ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
-            format!("subscription group not exist, {group} {FAQ_URL}"),
-        ));
+        return Err(group_not_exist(group));
     };
     let max_times =
         max_reconsume_times(config.retry_max_times, request, header.max_reconsume_times);

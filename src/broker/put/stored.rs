@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 
-use super::client::{create_send_back_topic, FAQ_URL};
+use super::client::create_send_back_topic;
 use super::{random_queue, Draft};
 use crate::broker::error::BrokerError;
 use crate::broker::schedule_message_service::transform_delay_level;
@@ -98,14 +98,6 @@ pub fn send_back(ctx: &BrokerContext, sb: &SendBack<'_>) -> Result<MessageInput,
         (msg.topic, msg.queue_id) = moved;
     }
     Ok(msg.with_properties(&props))
-}
-
-/// The subscription group is unknown (Java's remark for a send-back).
-pub fn group_not_exist(group: &str) -> BrokerError {
-    BrokerError::refused(
-        crate::remoting::ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
-        format!("subscription group not exist, {group} {FAQ_URL}"),
-    )
 }
 
 /// Java `ScheduleMessageService.messageTimeUp`: a delayed record put back to REAL_TOPIC /
