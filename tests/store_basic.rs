@@ -249,6 +249,7 @@ fn sync_flush_handle_is_awaitable_from_tokio() {
     // WAIT=false does not wait
     let mut m = msg("Async", 0, b"x", "t", "k", "nowait");
     m.properties = "WAIT\u{1}false\u{2}".into();
+    (m.tags_code, m.wait_store_msg_ok) = (0, false);
     assert!(!store.put_message(&m).needs_flush_wait());
 }
 

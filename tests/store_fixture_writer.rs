@@ -68,7 +68,8 @@ fn write_store_for_java() {
             sys_flag: 0,
             body: body.into_bytes().into(),
             properties: format!("TAGS\u{1}r\u{2}KEYS\u{1}rk{i}\u{2}UNIQ_KEY\u{1}{uniq}\u{2}WAIT\u{1}true\u{2}CLUSTER\u{1}{cluster}\u{2}"),
-            tags_code: 0,
+            tags_code: rmqd::store::util::java_hash("r") as i64,
+            wait_store_msg_ok: true,
             born_timestamp: rmqd::store::util::now_ms(),
             born_host: born,
             store_host,
@@ -394,7 +395,11 @@ fn rmqd_store_for_the_java_workload_matches_java_field_by_field() {
             sys_flag: j.sys_flag,
             body: wire_body(&j, w).into(),
             properties: encode_props(&p),
-            tags_code: 0,
+            tags_code: p
+                .iter()
+                .find(|(k, _)| k == "TAGS")
+                .map_or(0, |(_, v)| rmqd::store::util::java_hash(v) as i64),
+            wait_store_msg_ok: true,
             born_timestamp: j.born_timestamp,
             born_host: j.born_host,
             store_host: j.store_host,

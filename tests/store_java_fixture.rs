@@ -98,6 +98,7 @@ fn java_written_store_verifies_opens_and_serves() {
         body: bytes::Bytes::from_static(b"from rmqd"),
         properties: "UNIQ_KEY\u{1}RMQD0001\u{2}WAIT\u{1}true\u{2}".into(),
         tags_code: 0,
+        wait_store_msg_ok: true,
         born_timestamp: 1,
         born_host: born,
         store_host: "127.0.0.1:30911".parse().unwrap(),

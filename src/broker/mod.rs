@@ -9,6 +9,7 @@ pub mod metadata;
 pub mod namesrv_registration;
 pub mod periodic;
 pub mod processor;
+pub mod put;
 pub mod rebalance_lock;
 pub mod remoting_client;
 pub mod schedule_message_service;
@@ -42,7 +43,7 @@ use timer_message_service::TimerMessageService;
 use transaction::check_service::TransactionalMessageCheckService;
 
 use crate::store::config::MessageStoreConfig;
-use crate::store::dispatch::MessageArrival;
+use crate::store::MessageArrival;
 use crate::store::MessageStore;
 
 /// Everything a processor may need, shared by all requests.

@@ -6,7 +6,6 @@
 //! rmqd stopped and the other way round. One task serves every level; explicit start and stop.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,14 +15,13 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::broker::metadata::MetadataError;
+use crate::broker::put::stored::{delay_due, with_record};
 use crate::common::message::{
-    PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC, PROPERTY_TAGS,
+    PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
 };
 use crate::common::properties::Properties;
-use crate::common::tag::tag_hash;
-use crate::store::commitlog::record::{self, Decoded, RecordView};
 use crate::store::config_files::{self, types::DelayOffsetWrapper};
-use crate::store::message::{sysflag, MessageInput, PutMessageStatus};
+use crate::store::message::{sysflag, PutMessageStatus};
 use crate::store::MessageStore;
 
 pub const SCHEDULE_TOPIC: &str = "SCHEDULE_TOPIC_XXXX";
@@ -59,43 +57,6 @@ pub fn transform_delay_level(
     props.insert(PROPERTY_REAL_TOPIC, topic);
     props.insert(PROPERTY_REAL_QUEUE_ID, queue_id.to_string());
     Some((SCHEDULE_TOPIC.to_string(), level - 1))
-}
-
-/// A stored record as a new message to put (same body, flag, properties, born fields); the
-/// caller sets topic, queue, store host and reconsume times.
-pub fn record_to_input(rec: &RecordView<'_>, store_host: SocketAddr) -> MessageInput {
-    let properties = String::from_utf8_lossy(rec.properties).into_owned();
-    let tags_code = Properties::decode(&properties)
-        .get(PROPERTY_TAGS)
-        .map(tag_hash)
-        .unwrap_or(0);
-    MessageInput {
-        topic: rec.topic_str().to_string(),
-        queue_id: rec.queue_id,
-        flag: rec.flag,
-        sys_flag: rec.sys_flag & !(sysflag::BORNHOST_V6 | sysflag::STOREHOST_V6),
-        body: bytes::Bytes::copy_from_slice(rec.body),
-        properties,
-        tags_code,
-        born_timestamp: rec.born_timestamp,
-        born_host: rec.born_host,
-        store_host,
-        reconsume_times: rec.reconsume_times,
-        prepared_transaction_offset: rec.prepared_transaction_offset,
-    }
-}
-
-/// Decodes the record stored at `phys_offset` and hands it to `f`.
-pub fn with_record<T>(
-    store: &MessageStore,
-    phys_offset: i64,
-    f: impl FnOnce(&RecordView<'_>) -> T,
-) -> Option<T> {
-    let bytes = store.lookup_message_by_offset(phys_offset)?;
-    match record::decode(&bytes, false) {
-        Ok(Decoded::Record(rec)) => Some(f(&rec)),
-        _ => None,
-    }
 }
 
 /// Java `ScheduleMessageService`.
@@ -283,14 +244,7 @@ impl ScheduleMessageService {
 
     /// Java `messageTimeUp` + put: `None` when the record is gone (skipped, as Java does).
     fn deliver_one(&self, phy: i64) -> Option<bool> {
-        let msg = with_record(&self.store, phy, |rec| {
-            let mut msg = record_to_input(rec, rec.store_host);
-            let props = Properties::decode(&msg.properties);
-            let real_topic = props.get(PROPERTY_REAL_TOPIC)?.to_string();
-            msg.queue_id = props.get(PROPERTY_REAL_QUEUE_ID)?.parse().ok()?;
-            msg.topic = real_topic;
-            Some(msg)
-        })?;
+        let msg = with_record(&self.store, phy, delay_due)?;
         let Some(msg) = msg else {
             tracing::error!(phy, "scheduled message without REAL_TOPIC/REAL_QID dropped");
             return None;

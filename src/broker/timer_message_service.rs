@@ -24,13 +24,12 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::schedule_message_service::{record_to_input, with_record};
 use crate::broker::metadata::MetadataError;
+use crate::broker::put::stored::{timer_due, with_record};
 use crate::common::message::{
     PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
     PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
-    PROPERTY_TIMER_DEL_UNIQKEY, PROPERTY_TIMER_DEQUEUE_MS, PROPERTY_TIMER_ENQUEUE_MS,
-    PROPERTY_TIMER_OUT_MS,
+    PROPERTY_TIMER_DEL_UNIQKEY, PROPERTY_TIMER_OUT_MS,
 };
 use crate::common::properties::Properties;
 use crate::store::config::MessageStoreConfig;
@@ -312,20 +311,7 @@ impl TimerMessageService {
 
     /// `TimerMessageStore.convert` + put; `false` when the put failed.
     fn deliver_one(&self, phy: i64, now: i64) -> bool {
-        let msg = with_record(&self.store, phy, |rec| {
-            let mut msg = record_to_input(rec, rec.store_host);
-            let mut props = Properties::decode(&msg.properties);
-            let topic = props.get(PROPERTY_REAL_TOPIC)?.to_string();
-            let queue_id = props.get(PROPERTY_REAL_QUEUE_ID)?.parse().ok()?;
-            props.insert(PROPERTY_TIMER_ENQUEUE_MS, rec.store_timestamp.to_string());
-            props.insert(PROPERTY_TIMER_DEQUEUE_MS, now.to_string());
-            props.remove(PROPERTY_REAL_TOPIC);
-            props.remove(PROPERTY_REAL_QUEUE_ID);
-            msg.properties = props.encode();
-            msg.topic = topic;
-            msg.queue_id = queue_id;
-            Some(msg)
-        });
+        let msg = with_record(&self.store, phy, |rec| timer_due(rec, now));
         let Some(Some(msg)) = msg else {
             tracing::error!(
                 phy,

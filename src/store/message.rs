@@ -5,6 +5,9 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 
+use crate::store::commitlog::record::{self, Decoded};
+pub use crate::store::commitlog::record::{RecordHeader, RecordView};
+
 /// SYSFLAG bits the store looks at (Java `MessageSysFlag`).
 pub mod sysflag {
     pub const COMPRESSED: i32 = 0x1;
@@ -18,7 +21,8 @@ pub mod sysflag {
     pub const STOREHOST_V6: i32 = 0x20;
 }
 
-/// One message to append (the broker has already validated topic, permissions and properties).
+/// One message to append (the broker has already validated topic, permissions and properties,
+/// and tells the store what it learned from them, so the store does not scan them again).
 #[derive(Debug, Clone)]
 pub struct MessageInput {
     pub topic: String,
@@ -30,9 +34,12 @@ pub struct MessageInput {
     pub body: Bytes,
     /// Encoded properties (`k 0x01 v 0x02 ...`).
     pub properties: String,
-    /// Informational: the consume-queue tagsCode is always derived from the stored record
-    /// (TAGS hash, or delivery time for `SCHEDULE_TOPIC_XXXX`) so recovery reproduces it.
+    /// The TAGS hash (0 without TAGS). A put that dispatches its own record writes it into the
+    /// consume-queue unit; the dispatch thread and recovery derive the same value from the stored
+    /// record (and `SCHEDULE_TOPIC_XXXX` units hold the delivery time instead).
     pub tags_code: i64,
+    /// WAIT is not `false`: under SYNC_FLUSH the put waits for the flush.
+    pub wait_store_msg_ok: bool,
     pub born_timestamp: i64,
     pub born_host: SocketAddr,
     pub store_host: SocketAddr,
@@ -116,6 +123,44 @@ impl PutMessageResult {
 /// Java offset msgId: upper-case hex of store IP (4 or 16 bytes) + i32 port + i64 offset.
 pub fn offset_msg_id(store_host: &SocketAddr, phys_offset: i64) -> String {
     crate::common::msg_id::encode_msg_id(*store_host, phys_offset)
+}
+
+/// The record at the start of `bytes` (a whole record, as a lookup or a pull returns it), decoded
+/// without a CRC check; `None` when the bytes are not one.
+pub fn decode_record(bytes: &[u8]) -> Option<RecordView<'_>> {
+    match record::decode(bytes, false) {
+        Ok(Decoded::Record(rec)) => Some(rec),
+        _ => None,
+    }
+}
+
+/// One record in the commit-log layout, as Java's `MessageDecoder.encode(msgExt, false)` makes
+/// it for a message already stored: with its queue offset, physical offset and store timestamp.
+/// `None` when the properties exceed 32767 bytes (such a message cannot have been stored).
+#[allow(clippy::too_many_arguments)]
+pub fn encode_record(
+    header: &RecordHeader<'_>,
+    body: &[u8],
+    topic: &str,
+    properties: &str,
+    queue_offset: i64,
+    phys_offset: i64,
+    store_timestamp: i64,
+) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    let v2 = topic.len() > i8::MAX as usize;
+    let pp = record::encode_into(
+        &mut buf,
+        header,
+        body,
+        topic.as_bytes(),
+        properties.as_bytes(),
+        &[],
+        v2,
+    )
+    .ok()?;
+    record::patch(&mut buf, &pp, queue_offset, phys_offset, store_timestamp);
+    Some(buf)
 }
 
 /// Appends the 8- or 20-byte host encoding (address bytes + i32 port).

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use tokio::sync::oneshot;
 
 use super::commitlog::record::{self, Decoded};
+use super::dispatch::OwnRecord;
 use super::flush::group_commit::FlushRequest;
 use super::get::*;
 use super::mapped_file::os::disk_used_ratio;
@@ -37,7 +38,11 @@ impl MessageStore {
             });
         }
         let a = self.inner.commitlog.put_message(msg);
-        self.after_append(a, || wants_wait(msg.properties.as_bytes()))
+        let own = a.result.as_ref().map(|r| OwnRecord {
+            phy: r.wrote_offset,
+            tags_code: msg.tags_code,
+        });
+        self.after_append(a, own, || msg.wait_store_msg_ok)
     }
 
     /// Appends a classic batch (one record per inner message).
@@ -49,12 +54,13 @@ impl MessageStore {
             });
         }
         let a = self.inner.commitlog.put_messages(batch);
-        self.after_append(a, || wants_wait(batch.batch_properties.as_bytes()))
+        self.after_append(a, None, || wants_wait(batch.batch_properties.as_bytes()))
     }
 
     fn after_append(
         &self,
         a: super::commitlog::Appended,
+        own: Option<OwnRecord>,
         wait: impl FnOnce() -> bool,
     ) -> PutMessageHandle {
         let result = PutMessageResult {
@@ -65,7 +71,7 @@ impl MessageStore {
             || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush
         {
             if a.status == PutMessageStatus::PUT_OK {
-                super::dispatch::reput::dispatch_after_put(&self.inner);
+                super::dispatch::reput::dispatch_after_put(&self.inner, own);
             }
             return PutMessageHandle::done(result);
         }

@@ -4,44 +4,34 @@
 //! both write the op record that finishes the half message (Java `EndTransactionProcessor`).
 //! An UNKNOW (0) answer, or any other value, gets no response at all, as in Java.
 
-use super::read_header;
+use super::{read_header, ProcessorResult};
+use crate::broker::error::BrokerError;
+use crate::broker::put::stored::transaction_commit;
 use crate::broker::transaction::{
     delete_prepare_message, immunity_time_for_end, look_message_by_offset, StoredMessage,
 };
 use crate::broker::{now_millis, BrokerContext};
 use crate::common::message::{
-    reset_transaction_value, PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, PROPERTY_PRODUCER_GROUP,
-    PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC, TRANSACTION_COMMIT_TYPE,
+    PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, PROPERTY_PRODUCER_GROUP, TRANSACTION_COMMIT_TYPE,
     TRANSACTION_ROLLBACK_TYPE,
 };
 use crate::remoting::header::end_transaction::EndTransactionRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
 use crate::store::message::{MessageInput, PutMessageStatus};
 
 /// `NoResponse` for UNKNOW or an unknown value, as Java answers `null`.
 pub async fn end_transaction(
     ctx: &BrokerContext,
-    conn: &std::sync::Arc<crate::server::Connection>,
+    conn: &std::sync::Arc<Connection>,
     request: &RemotingCommand,
-) -> super::ProcessorResult {
-    end(ctx, conn.peer, request)
-        .await
-        .ok_or(crate::broker::error::BrokerError::NoResponse)
-}
-
-async fn end(
-    ctx: &BrokerContext,
-    peer: std::net::SocketAddr,
-    request: &RemotingCommand,
-) -> Option<RemotingCommand> {
-    let header = match read_header::<EndTransactionRequestHeader>(request) {
-        Ok(h) => h,
-        Err(e) => return Some(e.into_response(request)),
-    };
+) -> ProcessorResult {
+    let header = read_header::<EndTransactionRequestHeader>(request)?;
     if ctx.config.is_slave() {
         tracing::warn!("message store is slave mode, so end transaction is forbidden");
-        return Some(code_only(request, ResponseCode::SLAVE_NOT_AVAILABLE));
+        return Err(BrokerError::code_only(ResponseCode::SLAVE_NOT_AVAILABLE));
     }
+    let peer = conn.peer;
     let action = header.commit_or_rollback;
     let source = if header.from_transaction_check {
         "check-back answer"
@@ -51,40 +41,27 @@ async fn end(
     if action != TRANSACTION_COMMIT_TYPE && action != TRANSACTION_ROLLBACK_TYPE {
         tracing::warn!(%peer, source, action, msg_id = %header.msg_id, remark = ?request.remark,
             "transaction still pending or unknown state; no response");
-        return None;
+        return Err(BrokerError::NoResponse);
     }
     if action == TRANSACTION_ROLLBACK_TYPE || header.from_transaction_check {
         tracing::info!(%peer, source, action, msg_id = %header.msg_id, "end transaction");
     }
-    let Some(half) = look_message_by_offset(&ctx.store, header.commit_log_offset) else {
-        return Some(super::reply(
-            request,
-            ResponseCode::SYSTEM_ERROR,
-            "Find prepared transaction message failed",
-        ));
-    };
+    let half = look_message_by_offset(&ctx.store, header.commit_log_offset)
+        .ok_or_else(|| BrokerError::system("Find prepared transaction message failed"))?;
     if reject_commit_or_rollback(ctx, &header, &half) {
         tracing::warn!(msg_id = %header.msg_id, commit_log_offset = header.commit_log_offset,
             "end transaction after the check immunity time refused; wait for the check-back");
-        return Some(code_only(request, ResponseCode::ILLEGAL_OPERATION));
+        return Err(BrokerError::code_only(ResponseCode::ILLEGAL_OPERATION));
     }
-    if let Err(remark) = check_prepare_message(&half, &header) {
-        return Some(super::reply(request, ResponseCode::SYSTEM_ERROR, remark));
-    }
+    check_prepare_message(&half, &header).map_err(BrokerError::system)?;
     if action == TRANSACTION_ROLLBACK_TYPE {
         delete_prepare_message(ctx, &half).await;
-        return Some(super::ok(request));
+        return Ok(super::ok(request));
     }
-    let msg = end_message_transaction(&half, &header);
-    let response = send_final_message(ctx, request, &msg).await;
-    if response.code == ResponseCode::SUCCESS.code() {
-        delete_prepare_message(ctx, &half).await;
-    }
-    Some(response)
-}
-
-fn code_only(request: &RemotingCommand, code: ResponseCode) -> RemotingCommand {
-    RemotingCommand::response_to(request, code.code(), None)
+    let msg = transaction_commit(&half, action, header.commit_log_offset);
+    send_final_message(ctx, &msg).await?;
+    delete_prepare_message(ctx, &half).await;
+    Ok(super::ok(request))
 }
 
 /// Java `rejectCommitOrRollback`: a producer's own (not check-back) answer that comes after the
@@ -127,46 +104,15 @@ fn check_prepare_message(
     Ok(())
 }
 
-/// Java `endMessageTransaction`: the committed message for the real topic and queue. Its
-/// stored properties are the half message's unchanged (Java clears REAL_TOPIC, REAL_QID and
-/// TRAN_MSG only from the property map after the properties string was built, so its
-/// committed records keep them); the transaction type becomes COMMIT and the prepared offset
-/// points at the half message.
-fn end_message_transaction(
-    half: &StoredMessage,
-    header: &EndTransactionRequestHeader,
-) -> MessageInput {
-    let topic = half
-        .props
-        .get(PROPERTY_REAL_TOPIC)
-        .unwrap_or("")
-        .to_string();
-    let queue_id = half
-        .props
-        .get(PROPERTY_REAL_QUEUE_ID)
-        .and_then(|q| q.trim().parse::<i32>().ok())
-        .unwrap_or(0);
-    let mut msg = half.to_input(&topic, queue_id);
-    msg.sys_flag = reset_transaction_value(msg.sys_flag, header.commit_or_rollback);
-    msg.prepared_transaction_offset = header.commit_log_offset;
-    msg
-}
-
 /// Java `sendFinalMessage`: the put's outcome with END_TRANSACTION's own remarks.
-async fn send_final_message(
-    ctx: &BrokerContext,
-    request: &RemotingCommand,
-    msg: &MessageInput,
-) -> RemotingCommand {
+async fn send_final_message(ctx: &BrokerContext, msg: &MessageInput) -> Result<(), BrokerError> {
     if msg.topic.is_empty() {
-        return super::reply(request, ResponseCode::SYSTEM_ERROR, "UNKNOWN_ERROR DEFAULT");
+        return Err(BrokerError::system("UNKNOWN_ERROR DEFAULT"));
     }
     let result = ctx.store.put_message(msg).wait().await;
     use PutMessageStatus::*;
     let (code, remark) = match result.status {
-        PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE => {
-            return super::ok(request)
-        }
+        PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE => return Ok(()),
         CREATE_MAPPED_FILE_FAILED => (ResponseCode::SYSTEM_ERROR, "Create mapped file failed.".to_string()),
         MESSAGE_ILLEGAL | PROPERTIES_SIZE_EXCEEDED => (
             ResponseCode::MESSAGE_ILLEGAL,
@@ -182,5 +128,5 @@ async fn send_final_message(
         ),
         UNKNOWN_ERROR => (ResponseCode::SYSTEM_ERROR, "UNKNOWN_ERROR".to_string()),
     };
-    super::reply(request, code, remark)
+    Err(BrokerError::refused(code, remark))
 }

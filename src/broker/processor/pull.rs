@@ -19,8 +19,8 @@ use crate::remoting::header::pull_message::{PullMessageRequestHeader, PullMessag
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
-use crate::store::commitlog::record::{self, Decoded};
 use crate::store::get::{GetMessageResult, GetMessageStatus, MessageFilter};
+use crate::store::message::decode_record;
 
 const FLAG_COMMIT_OFFSET: i32 = 0x1;
 const FLAG_SUSPEND: i32 = 0x2;
@@ -217,10 +217,8 @@ impl MessageFilter for PullFilter {
 
 /// Decodes the record's properties and evaluates; a record that does not decode does not match.
 fn sql_matches_record(sql: &SqlFilter, record: &[u8]) -> bool {
-    match record::decode(record, false) {
-        Ok(Decoded::Record(view)) => sql.matches(&Properties::decode_bytes(view.properties)),
-        _ => false,
-    }
+    decode_record(record)
+        .is_some_and(|view| sql.matches(&Properties::decode_bytes(view.properties)))
 }
 
 async fn pull(
@@ -334,7 +332,8 @@ mod tests {
             let mut bytes: Vec<u8> = (0..n).map(|_| next() as u8).collect();
             if bytes.len() >= 8 && next() % 2 == 0 {
                 bytes[0..4].copy_from_slice(&(n as i32).to_be_bytes());
-                bytes[4..8].copy_from_slice(&record::MAGIC_V1.to_be_bytes());
+                // the commit log's MAGIC_V1
+                bytes[4..8].copy_from_slice(&0xDAA3_20A7_u32.to_be_bytes());
             }
             let _ = sql_matches_record(&sql, &bytes);
         }

@@ -9,20 +9,19 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::send::{check_message, random_queue, stamp_region_and_trace, with_trace_keys};
+use crate::broker::put::check::{check_message, read_send_header, with_trace_keys};
+use crate::broker::put::client::{self as put, stamp_region_and_trace, Target};
+use crate::broker::put::random_queue;
 use crate::broker::{now_millis, BrokerContext};
-use crate::common::message::{
-    PROPERTY_MESSAGE_REPLY_TO_CLIENT, PROPERTY_PUSH_REPLY_TIME, PROPERTY_TAGS,
-};
+use crate::common::message::{PROPERTY_MESSAGE_REPLY_TO_CLIENT, PROPERTY_PUSH_REPLY_TIME};
 use crate::common::properties::Properties;
-use crate::common::tag::tag_hash;
 use crate::remoting::header::reply_message::ReplyMessageRequestHeader;
 use crate::remoting::header::send_message::SendMessageRequestHeader;
 use crate::remoting::header::send_message_response::SendMessageResponseHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, RequestCode, ResponseCode};
 use crate::server::Connection;
-use crate::store::message::{MessageInput, PutMessageStatus};
+use crate::store::message::PutMessageStatus;
 
 /// Java `Broker2Client.callClient` timeout.
 const PUSH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -32,39 +31,36 @@ pub async fn send_reply_message(
     conn: &std::sync::Arc<Connection>,
     request: &RemotingCommand,
 ) -> super::ProcessorResult {
-    Ok(send_reply(ctx, conn, request).await)
+    let response = match send_reply(ctx, conn, request).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(request),
+    };
+    Ok(with_trace_keys(ctx, response))
 }
 
 async fn send_reply(
     ctx: &BrokerContext,
     conn: &Connection,
     request: &RemotingCommand,
-) -> RemotingCommand {
-    let mut header = match SendMessageRequestHeader::read_for_code(
-        request.code,
-        request.ext_fields.as_ref().unwrap_or(&Default::default()),
-    ) {
-        Ok(h) => h,
-        Err(e) => {
-            let r = crate::broker::error::BrokerError::from(e).into_response(request);
-            return with_trace_keys(ctx, r);
-        }
-    };
+) -> super::ProcessorResult {
+    let mut header = read_send_header(request)?;
     // Java's `buildMsgContext` writes these into the header's properties first, so both the
     // pushed and the stored reply carry them.
     stamp_region_and_trace(ctx, &mut header.properties);
-    let tc = match check_message(ctx, conn, request, &header) {
-        Ok(tc) => tc,
-        Err(r) => return with_trace_keys(ctx, r),
+    let tc = check_message(ctx, conn, &header)?;
+    let target = Target {
+        queue_id: if header.queue_id < 0 {
+            random_queue(tc.write_queue_nums)
+        } else {
+            header.queue_id
+        },
+        sys_flag: header.sys_flag,
+        born_host: conn.peer,
     };
-    let queue_id = if header.queue_id < 0 {
-        random_queue(tc.write_queue_nums)
-    } else {
-        header.queue_id
-    };
+    let queue_id = target.queue_id;
     let mut response = push_reply_message(ctx, conn.peer, request, &header).await;
     if ctx.config.store_reply_message_enable {
-        let msg = reply_to_store(ctx, request, &header, queue_id, conn.peer);
+        let msg = put::reply(ctx, request, &header, &target);
         let result = ctx.store.put_message(&msg).wait().await;
         let stored = matches!(
             result.status,
@@ -96,36 +92,7 @@ async fn send_reply(
         }
         .write_to(response.ext_mut());
     }
-    with_trace_keys(ctx, response)
-}
-
-/// The reply as stored: the properties string exactly as sent.
-fn reply_to_store(
-    ctx: &BrokerContext,
-    request: &RemotingCommand,
-    header: &SendMessageRequestHeader,
-    queue_id: i32,
-    born_host: SocketAddr,
-) -> MessageInput {
-    let properties = header.properties.clone().unwrap_or_default();
-    let tags_code = Properties::decode(&properties)
-        .get(PROPERTY_TAGS)
-        .map(tag_hash)
-        .unwrap_or(0);
-    MessageInput {
-        topic: header.topic.clone(),
-        queue_id,
-        flag: header.flag,
-        sys_flag: header.sys_flag,
-        body: request.body.to_bytes(),
-        properties,
-        tags_code,
-        born_timestamp: header.born_timestamp,
-        born_host,
-        store_host: ctx.store_host,
-        reconsume_times: header.reconsume_times.unwrap_or(0),
-        prepared_transaction_offset: 0,
-    }
+    Ok(response)
 }
 
 /// Java `pushReplyMessage` + `handlePushReplyResult`: SUCCESS when the requester took it,
@@ -138,7 +105,7 @@ async fn push_reply_message(
 ) -> RemotingCommand {
     let fail = |remark: String| {
         tracing::warn!(%remark, "reply message not pushed");
-        RemotingCommand::response_to(request, ResponseCode::SYSTEM_ERROR.code(), Some(remark))
+        super::reply(request, ResponseCode::SYSTEM_ERROR, remark)
     };
     let mut props = Properties::decode(header.properties.as_deref().unwrap_or(""));
     let Some(sender) = props
@@ -175,9 +142,7 @@ async fn push_reply_message(
     push_header.write_to(push.ext_mut());
     push.body = request.body.to_bytes().into();
     match channel.conn.invoke(push, PUSH_TIMEOUT).await {
-        Ok(r) if r.code == ResponseCode::SUCCESS.code() => {
-            RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), None)
-        }
+        Ok(r) if r.code == ResponseCode::SUCCESS.code() => super::ok(request),
         Ok(r) => {
             tracing::warn!(%sender, remark = ?r.remark, "requester refused the reply");
             fail(format!("push reply message to {sender}fail."))

@@ -5,6 +5,7 @@
 use bytes::Bytes;
 
 use super::StoredMessage;
+use crate::broker::put::stored::transaction_copy;
 use crate::broker::BrokerContext;
 use crate::common::message::{
     PROPERTY_PRODUCER_GROUP, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
@@ -35,7 +36,7 @@ pub(super) fn resolve_discard_msg(ctx: &BrokerContext, msg: &StoredMessage) {
         tracing::error!(error = %e, "cannot create TRANS_CHECK_MAX_TIME_TOPIC");
         return;
     }
-    let input = msg.to_input(RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC, 0);
+    let input = transaction_copy(msg, RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC, 0);
     let result = ctx.store.put_message(&input).wait_blocking();
     if !result.is_ok() {
         tracing::error!(status = ?result.status, "put to TRANS_CHECK_MAX_TIME_TOPIC failed");

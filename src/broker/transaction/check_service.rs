@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::check_listener::{resolve_discard_msg, send_check_message};
 use super::{decode_stored, parse_op_body, StoredMessage, REMOVE_TAG};
+use crate::broker::put::stored::transaction_copy;
 use crate::broker::{now_millis, BrokerContext};
 use crate::common::message::{
     PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, PROPERTY_TAGS, PROPERTY_TRANSACTION_CHECK_TIMES,
@@ -404,7 +405,7 @@ fn need_skip(ctx: &BrokerContext, msg: &StoredMessage) -> bool {
 /// queue again; on success `msg` takes the copy's queue offset and commit-log offset (its store
 /// timestamp stays the original's, as in Java).
 fn put_back_half_msg_queue(ctx: &BrokerContext, msg: &mut StoredMessage) -> bool {
-    let input = msg.to_input(&msg.topic, msg.queue_id);
+    let input = transaction_copy(msg, &msg.topic, msg.queue_id);
     let result = ctx.store.put_message(&input).wait_blocking();
     match result
         .append
@@ -454,7 +455,7 @@ fn put_immunity_msg_back(ctx: &BrokerContext, msg: &StoredMessage) -> bool {
             msg.queue_offset.to_string(),
         );
     }
-    let input = copy.to_input(&copy.topic, copy.queue_id);
+    let input = transaction_copy(&copy, &copy.topic, copy.queue_id);
     ctx.store.put_message(&input).wait_blocking().is_ok()
 }
 

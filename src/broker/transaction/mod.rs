@@ -22,17 +22,18 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 
-use crate::broker::schedule_message_service::with_record;
+use crate::broker::put::stored::{transaction_op, with_record};
 use crate::broker::BrokerContext;
 use crate::common::message::{
     PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC, PROPERTY_TAGS, PROPERTY_TRANSACTION_ID,
     PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX, PROPERTY_WAIT_STORE_MSG_OK,
 };
 use crate::common::properties::Properties;
-use crate::common::tag::tag_hash;
-use crate::common::topic::{RMQ_SYS_TRANS_HALF_TOPIC, RMQ_SYS_TRANS_OP_HALF_TOPIC};
-use crate::store::commitlog::record::{self, Decoded, RecordHeader, RecordView};
-use crate::store::message::{offset_msg_id, sysflag, MessageInput, PutMessageResult};
+use crate::common::topic::RMQ_SYS_TRANS_HALF_TOPIC;
+use crate::store::message::{
+    decode_record, encode_record, offset_msg_id, sysflag, PutMessageResult, RecordHeader,
+    RecordView,
+};
 use crate::store::MessageStore;
 
 /// Java `TransactionalMessageUtil.REMOVE_TAG`: the tag of every op record.
@@ -150,26 +151,6 @@ impl StoredMessage {
         offset_msg_id(&self.store_host, self.phys_offset)
     }
 
-    /// A put of this message as it is, to `topic`/`queue_id` (host-family bits left to the
-    /// store; the tags code follows TAGS).
-    pub fn to_input(&self, topic: &str, queue_id: i32) -> MessageInput {
-        let properties = self.props.encode();
-        MessageInput {
-            topic: topic.to_string(),
-            queue_id,
-            flag: self.flag,
-            sys_flag: self.sys_flag & !(sysflag::BORNHOST_V6 | sysflag::STOREHOST_V6),
-            body: self.body.clone(),
-            tags_code: self.props.get(PROPERTY_TAGS).map(tag_hash).unwrap_or(0),
-            properties,
-            born_timestamp: self.born_timestamp,
-            born_host: self.born_host,
-            store_host: self.store_host,
-            reconsume_times: self.reconsume_times,
-            prepared_transaction_offset: self.prepared_transaction_offset,
-        }
-    }
-
     /// Java `MessageDecoder.encode(msgExt, false)` of the message as the check-back carries it:
     /// one record in the commit-log layout under `topic`/`queue_id`, with this message's queue
     /// offset, physical offset and store timestamp.
@@ -185,38 +166,23 @@ impl StoredMessage {
             reconsume_times: self.reconsume_times,
             prepared_transaction_offset: self.prepared_transaction_offset,
         };
-        let mut buf = Vec::new();
-        match record::encode_into(
-            &mut buf,
+        // Properties over 32 KiB cannot have been stored in the first place.
+        encode_record(
             &header,
             &self.body,
-            topic.as_bytes(),
-            props.as_bytes(),
-            &[],
-            topic.len() > i8::MAX as usize,
-        ) {
-            Ok(pp) => {
-                record::patch(
-                    &mut buf,
-                    &pp,
-                    self.queue_offset,
-                    self.phys_offset,
-                    self.store_timestamp,
-                );
-                buf
-            }
-            // Properties over 32 KiB cannot have been stored in the first place.
-            Err(_) => Vec::new(),
-        }
+            topic,
+            &props,
+            self.queue_offset,
+            self.phys_offset,
+            self.store_timestamp,
+        )
+        .unwrap_or_default()
     }
 }
 
 /// One whole record (as a pull or a lookup returns it), decoded and owned.
 pub fn decode_stored(bytes: &[u8]) -> Option<StoredMessage> {
-    match record::decode(bytes, false) {
-        Ok(Decoded::Record(rec)) => Some(StoredMessage::from_record(&rec)),
-        _ => None,
-    }
+    decode_record(bytes).map(|rec| StoredMessage::from_record(&rec))
 }
 
 /// Java `lookMessageByOffset`: the record at a commit-log offset.
@@ -224,30 +190,11 @@ pub fn look_message_by_offset(store: &MessageStore, phys_offset: i64) -> Option<
     with_record(store, phys_offset, StoredMessage::from_record)
 }
 
-/// The op record (Java `makeOpMessageInner`) finishing the half message at
-/// `half_queue_offset` of half queue `half_queue_id`.
-pub fn op_message(ctx: &BrokerContext, half_queue_id: i32, half_queue_offset: i64) -> MessageInput {
-    MessageInput {
-        topic: RMQ_SYS_TRANS_OP_HALF_TOPIC.to_string(),
-        queue_id: half_queue_id,
-        flag: 0,
-        sys_flag: 0,
-        body: Bytes::from(op_body(half_queue_offset)),
-        properties: op_properties(),
-        tags_code: tag_hash(REMOVE_TAG),
-        born_timestamp: crate::broker::now_millis(),
-        born_host: ctx.store_host,
-        store_host: ctx.store_host,
-        reconsume_times: 0,
-        prepared_transaction_offset: 0,
-    }
-}
-
 /// Java `deletePrepareMessage`: writes the op record for a finished half message. Java queues
 /// these and writes one record per `transactionOpBatchInterval`; rmqd writes it at once (the
 /// same record format, one offset per record), so nothing finished is lost in a crash.
 pub async fn delete_prepare_message(ctx: &BrokerContext, half: &StoredMessage) -> bool {
-    let op = op_message(ctx, half.queue_id, half.queue_offset);
+    let op = transaction_op(ctx.store_host, half.queue_id, half.queue_offset);
     let result: PutMessageResult = ctx.store.put_message(&op).wait().await;
     if !result.is_ok() {
         tracing::error!(

@@ -58,21 +58,31 @@ pub(crate) enum Scope {
     /// Recovery: a missing consume queue is not created (one deleted by an admin command is not
     /// brought back by a restart).
     ExistingQueues,
-    /// Only what creates no file (the put's own thread): nothing at all when the record's
-    /// consume queue is missing or its last file is full. Creating and first touching a file can
-    /// take milliseconds (file-system journal), which on a network worker would hold up every
-    /// connection it serves; such a record is left to the dispatch thread.
+    /// Only what creates and flushes no file (the put's own thread, see
+    /// [`reput::dispatch_after_put`]): nothing at all when the record's consume queue is missing
+    /// or its last file is full, or when its index keys do not fit the newest index file.
     NoNewFile,
+}
+
+/// What a put knows of the record it dispatches itself, so the dispatch does not work it out of
+/// the stored bytes again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OwnRecord {
+    pub phy: i64,
+    /// The broker's TAGS hash ([`MessageInput::tags_code`](crate::store::message::MessageInput)).
+    pub tags_code: i64,
 }
 
 /// Dispatches one record: consume queue (NOT/COMMIT types), index, arrival listener. False when
 /// `scope` is [`Scope::NoNewFile`] and the record needs a file created: then nothing was done.
+/// `known_tags` is the put's TAGS hash of this very record, if the put is dispatching it.
 pub(crate) fn dispatch_record(
     inner: &StoreInner,
     rec: &RecordView<'_>,
     phy: i64,
     notify: bool,
     scope: Scope,
+    known_tags: Option<i64>,
 ) -> Result<bool> {
     let tran = rec.tran_type();
     let mut arrival = None;
@@ -92,8 +102,18 @@ pub(crate) fn dispatch_record(
     // Recovery re-dispatch: a record its queue already holds costs one comparison, not a
     // properties scan.
     let cq = cq.filter(|q| notify || phy + rec.total_size as i64 > q.max_physic_offset());
+    // The index before the unit: in NoNewFile scope it is the last thing that may refuse, so a
+    // refused record has nothing written (a record indexed already is skipped when it comes again).
+    if let Some(index) = &inner.index {
+        if !index.build_index(rec, phy, scope != Scope::NoNewFile)? {
+            return Ok(false);
+        }
+    }
     if let Some(cq) = cq {
-        let tags = tags_code(rec, &inner.delay_levels);
+        let tags = match known_tags {
+            Some(t) if rec.topic != SCHEDULE_TOPIC.as_bytes() => t,
+            _ => tags_code(rec, &inner.delay_levels),
+        };
         let unit = CqUnit {
             phy_offset: phy,
             size: rec.total_size,
@@ -104,9 +124,6 @@ pub(crate) fn dispatch_record(
             .last_dispatched_ts
             .store(rec.store_timestamp, std::sync::atomic::Ordering::Release);
         arrival = Some((tags, cq.max_offset_in_queue()));
-    }
-    if let Some(index) = &inner.index {
-        index.build_index(rec, phy)?;
     }
     if let (true, Some((tags, max)), Some(l)) = (notify, arrival, inner.listener.read().as_ref()) {
         l(&MessageArrival {

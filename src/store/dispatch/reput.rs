@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Scope;
+use super::{OwnRecord, Scope};
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::error::Result;
 use crate::store::service::{IdleWaker, ServiceThread};
@@ -31,19 +31,26 @@ pub(crate) fn redispatch_until(
         return Ok(0);
     }
     let _single_writer = inner.dispatch_lock.lock();
-    dispatch_locked(inner, limit, notify, create_from, false).map(|(n, _)| n)
+    dispatch_locked(inner, limit, notify, create_from, None).map(|(n, _)| n)
 }
 
 /// Dispatches on the calling thread what a put just made readable, unless another thread is
 /// dispatching (then the dispatch thread is woken for it). A put that finds no one dispatching
 /// thus delivers to a held pull without a thread switch: the arrival wakes the pull's task on
 /// the putting worker (less CPU and latency per message: `benches/README.md`).
-pub(crate) fn dispatch_after_put(inner: &StoreInner) {
+///
+/// Contract: the calling thread is a network worker, so this never creates, grows or flushes a
+/// file, for the consume queue and the index alike ([`Scope::NoNewFile`]). A record that would
+/// need one (its consume queue is missing or its last file full; its index keys do not fit the
+/// newest index file) ends the inline dispatch before anything of it is written, and the
+/// dispatch thread, woken here, dispatches it and everything after. `own` is what the put
+/// knows of its own record; the consume-queue unit takes its TAGS hash from it.
+pub(crate) fn dispatch_after_put(inner: &StoreInner, own: Option<OwnRecord>) {
     let Some(_single_writer) = inner.dispatch_lock.try_lock() else {
         inner.reput_waker.wake();
         return;
     };
-    match dispatch_locked(inner, inner.confirm_offset(), true, i64::MIN, true) {
+    match dispatch_locked(inner, inner.confirm_offset(), true, i64::MIN, Some(own)) {
         Ok((_, false)) => {}
         Ok((_, true)) => inner.reput_waker.wake(),
         Err(e) => {
@@ -53,16 +60,18 @@ pub(crate) fn dispatch_after_put(inner: &StoreInner) {
     }
 }
 
-/// `redispatch_until` with `inner.dispatch_lock` held by the caller. With `cheap_only` records
-/// are dispatched in [`Scope::NoNewFile`]: it stops before the first one that needs a file
-/// created and says so (`true`).
+/// `redispatch_until` with `inner.dispatch_lock` held by the caller. `inline` (a put's own
+/// thread, with what it knows of its record) dispatches in [`Scope::NoNewFile`]: it stops before
+/// the first record that needs a file created and says so (`true`).
 fn dispatch_locked(
     inner: &StoreInner,
     limit: i64,
     notify: bool,
     create_from: i64,
-    cheap_only: bool,
+    inline: Option<Option<OwnRecord>>,
 ) -> Result<(u64, bool)> {
+    let cheap_only = inline.is_some();
+    let own = inline.flatten();
     let cl = &inner.commitlog;
     let mut n = 0u64;
     loop {
@@ -103,7 +112,8 @@ fn dispatch_locked(
                     } else {
                         Scope::ExistingQueues
                     };
-                    if !super::dispatch_record(inner, &rec, phy, notify, scope)? {
+                    let known_tags = own.filter(|o| o.phy == phy).map(|o| o.tags_code);
+                    if !super::dispatch_record(inner, &rec, phy, notify, scope, known_tags)? {
                         deferred = true;
                         break;
                     }

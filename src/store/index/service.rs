@@ -87,31 +87,47 @@ impl IndexService {
     }
 
     /// Adds the keys of one dispatched record (`topic#UNIQ_KEY`, `topic#k` per KEYS word).
-    pub fn build_index(&self, rec: &RecordView<'_>, phy: i64) -> Result<()> {
+    /// Without `may_create_file`, creates and flushes nothing: `false` (and nothing added) when
+    /// the keys do not all fit the newest file.
+    pub fn build_index(
+        &self,
+        rec: &RecordView<'_>,
+        phy: i64,
+        may_create_file: bool,
+    ) -> Result<bool> {
         if rec.tran_type() == sysflag::TRANSACTION_ROLLBACK_TYPE {
-            return Ok(());
+            return Ok(true);
         }
         let mut files = self.files.lock();
         if let Some(last) = files.last() {
             if last.header.index_count > 1 && phy <= last.header.end_phy_offset {
-                return Ok(());
+                return Ok(true);
             }
         }
         let uniq = find_property(rec.properties, "UNIQ_KEY");
         let keys = find_property(rec.properties, "KEYS");
-        if uniq.is_none() && keys.is_none() {
-            return Ok(());
-        }
-        let all = uniq.into_iter().chain(
+        let words = || {
             keys.into_iter()
                 .flat_map(|k| k.split(|&b| b == b' '))
-                .filter(|k| !k.is_empty()),
-        );
-        for key in all {
+                .filter(|k| !k.is_empty())
+        };
+        if uniq.is_none() && keys.is_none() {
+            return Ok(true);
+        }
+        if !may_create_file {
+            let free = files.last().map_or(0, |f| {
+                self.entries
+                    .saturating_sub(f.header.index_count.max(0) as usize)
+            });
+            if usize::from(uniq.is_some()) + words().count() > free {
+                return Ok(false);
+            }
+        }
+        for key in uniq.into_iter().chain(words()) {
             let hash = key_hash(rec.topic, key);
             self.put_one(&mut files, hash, phy, rec.store_timestamp)?;
         }
-        Ok(())
+        Ok(true)
     }
 
     fn put_one(&self, files: &mut Vec<IndexFile>, hash: i32, phy: i64, ts: i64) -> Result<()> {
@@ -225,5 +241,60 @@ impl IndexService {
     /// Number of index files.
     pub fn file_count(&self) -> usize {
         self.files.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::commitlog::record::{self, Decoded, RecordHeader};
+
+    fn record(props: &str) -> Vec<u8> {
+        let host: std::net::SocketAddr = "127.0.0.1:10911".parse().unwrap();
+        let h = RecordHeader {
+            queue_id: 0,
+            flag: 0,
+            sys_flag: 0,
+            born_timestamp: 1,
+            born_host: &host,
+            store_host: &host,
+            reconsume_times: 0,
+            prepared_transaction_offset: 0,
+        };
+        let mut buf = Vec::new();
+        record::encode_into(&mut buf, &h, b"x", b"T", props.as_bytes(), &[], false).unwrap();
+        buf
+    }
+
+    /// The inline-dispatch contract: without `may_create_file` nothing is created or flushed;
+    /// a record whose keys do not all fit the newest file is refused whole.
+    #[test]
+    fn without_may_create_file_no_index_file_is_made_and_a_record_is_added_whole_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let ckpt = Arc::new(StoreCheckpoint::open(&dir.path().join("checkpoint")).unwrap());
+        let idx = dir.path().join("index");
+        let svc = IndexService::load(&idx, 8, 4, false, ckpt).unwrap().service;
+        let two_keys = record("UNIQ_KEY\u{1}U1\u{2}KEYS\u{1}a\u{2}");
+        let Ok(Decoded::Record(rec)) = record::decode(&two_keys, false) else {
+            panic!("record")
+        };
+        assert!(!svc.build_index(&rec, 100, false).unwrap(), "no file yet");
+        assert_eq!(svc.file_count(), 0);
+        let no_keys = record("TAGS\u{1}t\u{2}");
+        let Ok(Decoded::Record(plain)) = record::decode(&no_keys, false) else {
+            panic!("record")
+        };
+        assert!(
+            svc.build_index(&plain, 100, false).unwrap(),
+            "nothing to add"
+        );
+        assert!(svc.build_index(&rec, 100, true).unwrap());
+        assert_eq!(svc.file_count(), 1);
+        // 4 entries, the first unused, two taken: one left, two needed.
+        assert!(!svc.build_index(&rec, 200, false).unwrap());
+        assert_eq!(svc.file_count(), 1);
+        assert_eq!(svc.query("T", "a", 8, 0, i64::MAX), vec![100]);
+        assert!(svc.build_index(&rec, 200, true).unwrap());
+        assert_eq!(svc.file_count(), 2);
     }
 }
