@@ -1,7 +1,7 @@
 //! The one home of the messages the broker puts (Java builds a `MessageExtBrokerInner` for each):
-//! the checks before a client's send (`check.rs`), its send, batch and reply (`client.rs`), and the re-puts of stored messages — send-back
-//! to retry or DLQ, delay levels and timers coming due, transaction half, commit, op and check
-//! records (`stored.rs`). Every [`MessageInput`] is finished here, once its properties are final,
+//! the checks before a client's send (`check.rs`), its send, batch and reply (`client.rs`), and
+//! the re-puts of stored messages — send-back to retry or DLQ, delay levels and timers coming
+//! due, transaction half, commit, op and check records (`stored.rs`). Every [`MessageInput`] is finished here, once its properties are final,
 //! with what the store is told about them (TAGS hash, WAIT).
 
 pub mod check;
