@@ -4,6 +4,7 @@
 //! (or runs `BrokerHousekeepingService`).
 
 pub mod config;
+pub mod error;
 pub mod housekeeping;
 pub mod kv_config;
 pub mod processor;
@@ -16,13 +17,13 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 
 pub use config::{ConfigError, NamesrvConfig};
+pub use error::NamesrvError;
 pub use housekeeping::BrokerHousekeepingService;
 use kv_config::KvConfigManager;
 use processor::RequestContext;
 use route_info::{RouteInfoManager, RouteOptions};
 
 use crate::remoting::command::RemotingCommand;
-use crate::remoting::response_code::ResponseCode;
 
 pub struct NameServer {
     config: RwLock<NamesrvConfig>,
@@ -46,8 +47,8 @@ impl NameServer {
     }
 
     /// Handles one request from connection `conn_id`. `None` for a oneway request (which is
-    /// still carried out). Failures become responses here: a bad header or body is SYSTEM_ERROR
-    /// with the error as remark, as Java answers a `RemotingCommandException`.
+    /// still carried out). A failure becomes Java's response in one place,
+    /// [`NamesrvError::into_response`].
     pub fn process(
         &self,
         conn_id: u64,
@@ -58,12 +59,10 @@ impl NameServer {
         let response = match processor::dispatch(self, &ctx, &request) {
             Ok(resp) => resp,
             Err(e) => {
-                tracing::warn!(code = request.code, %peer, error = %e, "namesrv request failed");
-                RemotingCommand::response_to(
-                    &request,
-                    ResponseCode::SYSTEM_ERROR.code(),
-                    Some(e.to_string()),
-                )
+                if matches!(e, NamesrvError::BadRequest(_) | NamesrvError::Config(_)) {
+                    tracing::warn!(code = request.code, %peer, error = %e, "namesrv request failed");
+                }
+                e.into_response(&request)
             }
         };
         (!request.is_oneway()).then_some(response)

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::error::StartError;
 use super::{BrokerHousekeepingService, NameServer, NamesrvConfig};
 use crate::remoting::RemotingCommand;
 use crate::server::{self, Connection, RequestHandler, ServerConfig, ServerHandle};
@@ -36,19 +37,20 @@ pub struct NamesrvServer {
 
 impl NamesrvServer {
     /// Binds `bindAddress:listenPort` and starts serving.
-    pub async fn start(config: NamesrvConfig) -> Result<Self, String> {
+    pub async fn start(config: NamesrvConfig) -> Result<Self, StartError> {
         let bind_text = format!("{}:{}", config.bind_address, config.listen_port);
-        let bind = bind_text
-            .parse()
-            .map_err(|e| format!("bad NameServer bindAddress/listenPort {bind_text}: {e}"))?;
+        let bind = bind_text.parse().map_err(|source| StartError::BadBind {
+            bind: bind_text,
+            source,
+        })?;
         let mut server_config = ServerConfig::new(bind);
         server_config.idle_timeout =
             Duration::from_secs(config.server_channel_max_idle_time_seconds.max(1) as u64);
         let ns = Arc::new(NameServer::new(config));
         let handler = Arc::new(NamesrvHandler { ns: ns.clone() });
-        let server = server::serve(server_config, handler).await.map_err(|e| {
-            format!("cannot listen on {bind}: {e} (is another NameServer running on this port?)")
-        })?;
+        let server = server::serve(server_config, handler)
+            .await
+            .map_err(|source| StartError::Listen { bind, source })?;
         let housekeeping = BrokerHousekeepingService::start(ns.clone(), None);
         Ok(Self {
             ns,

@@ -1,7 +1,8 @@
 //! Broker-facing requests: REGISTER_BROKER, UNREGISTER_BROKER, BROKER_HEARTBEAT,
 //! QUERY_DATA_VERSION, GET_BROKER_MEMBER_GROUP.
 
-use super::{failure, header, success, with_header, HandlerResult, RequestContext};
+use super::{header, success, with_header, ProcessorResult, RequestContext};
+use crate::namesrv::error::NamesrvError;
 use crate::namesrv::kv_config::NAMESPACE_ORDER_TOPIC_CONFIG;
 use crate::namesrv::route_info::{BrokerIdentity, BrokerRegistration};
 use crate::namesrv::NameServer;
@@ -14,7 +15,6 @@ use crate::remoting::header::namesrv::{
     RegisterBrokerRequestHeader, RegisterBrokerResponseHeader, UnRegisterBrokerRequestHeader,
 };
 use crate::remoting::header::{CommandHeader, ExtRead};
-use crate::remoting::response_code::ResponseCode;
 
 /// `MixAll.ZONE_NAME`: a plain ext key some brokers add.
 const ZONE_NAME_KEY: &str = "__ZONE_NAME";
@@ -23,12 +23,12 @@ pub(super) fn register_broker(
     ns: &NameServer,
     ctx: &RequestContext,
     req: &RemotingCommand,
-) -> HandlerResult {
+) -> ProcessorResult {
     let h: RegisterBrokerRequestHeader = header(req)?;
     let body = req.body.to_bytes();
     if h.body_crc32 != 0 && body_crc32(&body) != h.body_crc32 {
         tracing::warn!(peer = %ctx.peer, "register broker: crc32 not match");
-        return Ok(failure(req, ResponseCode::SYSTEM_ERROR, "crc32 not match"));
+        return Err(NamesrvError::system("crc32 not match"));
     }
     let decoded = RegisterBrokerBody::decode(&body, h.compressed, req.version)?;
     let filter_server_list = (req.version >= VERSION_V3_0_11).then_some(decoded.filter_server_list);
@@ -47,11 +47,7 @@ pub(super) fn register_broker(
         peer: Some(ctx.peer),
     };
     let Some(result) = ns.route.register_broker(reg) else {
-        return Ok(failure(
-            req,
-            ResponseCode::SYSTEM_ERROR,
-            "register broker failed",
-        ));
+        return Err(NamesrvError::system("register broker failed"));
     };
     let resp_header = RegisterBrokerResponseHeader {
         ha_server_addr: result.ha_server_addr,
@@ -66,7 +62,11 @@ pub(super) fn register_broker(
     Ok(resp)
 }
 
-pub(super) fn unregister_broker(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn unregister_broker(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: UnRegisterBrokerRequestHeader = header(req)?;
     ns.route.unregister_broker(&BrokerIdentity {
         cluster_name: h.cluster_name,
@@ -77,7 +77,11 @@ pub(super) fn unregister_broker(ns: &NameServer, req: &RemotingCommand) -> Handl
     Ok(success(req))
 }
 
-pub(super) fn broker_heartbeat(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn broker_heartbeat(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: BrokerHeartbeatRequestHeader = header(req)?;
     ns.route
         .update_broker_info_update_timestamp(&h.cluster_name, &h.broker_addr);
@@ -86,7 +90,11 @@ pub(super) fn broker_heartbeat(ns: &NameServer, req: &RemotingCommand) -> Handle
 
 /// Answers `changed` (the broker's DataVersion differs from the one registered) and refreshes
 /// the broker's liveness; the body is the NameServer's stored DataVersion, if any.
-pub(super) fn query_data_version(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn query_data_version(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: QueryDataVersionRequestHeader = header(req)?;
     let theirs = DataVersion::decode(&req.body.to_bytes()).ok();
     let changed = match theirs {
@@ -107,7 +115,11 @@ pub(super) fn query_data_version(ns: &NameServer, req: &RemotingCommand) -> Hand
     Ok(resp)
 }
 
-pub(super) fn get_broker_member_group(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_broker_member_group(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: GetBrokerMemberGroupRequestHeader = header(req)?;
     let group = ns
         .route

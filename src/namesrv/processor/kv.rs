@@ -1,6 +1,6 @@
 //! PUT/GET/DELETE_KV_CONFIG and GET_KVLIST_BY_NAMESPACE.
 
-use super::{failure, header, success, with_header, HandlerResult};
+use super::{header, reply, success, with_header, ProcessorResult, RequestContext};
 use crate::namesrv::NameServer;
 use crate::remoting::command::{ExtFields, RemotingCommand};
 use crate::remoting::error::RemotingError;
@@ -11,20 +11,28 @@ use crate::remoting::header::namesrv::{
 use crate::remoting::header::CommandHeader;
 use crate::remoting::response_code::ResponseCode;
 
-pub(super) fn put_kv_config(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn put_kv_config(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: PutKVConfigRequestHeader = header(req)?;
     ns.kv.put(&h.namespace, &h.key, &h.value);
     Ok(success(req))
 }
 
-pub(super) fn get_kv_config(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_kv_config(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: GetKVConfigRequestHeader = header(req)?;
     match ns.kv.get(&h.namespace, &h.key) {
         Some(value) => Ok(with_header(
             success(req),
             &GetKVConfigResponseHeader { value },
         )),
-        None => Ok(failure(
+        None => Ok(reply(
             req,
             ResponseCode::QUERY_NOT_FOUND,
             format!("No config item, Namespace: {} Key: {}", h.namespace, h.key),
@@ -32,17 +40,25 @@ pub(super) fn get_kv_config(ns: &NameServer, req: &RemotingCommand) -> HandlerRe
     }
 }
 
-pub(super) fn delete_kv_config(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn delete_kv_config(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: DeleteKVConfigRequestHeader = header(req)?;
     ns.kv.delete(&h.namespace, &h.key);
     Ok(success(req))
 }
 
-pub(super) fn get_kv_list_by_namespace(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_kv_list_by_namespace(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: GetKVListByNamespaceRequestHeader = header(req)?;
     match ns.kv.kv_list(&h.value) {
         Some(table) => Ok(success(req).with_body(table.encode())),
-        None => Ok(failure(
+        None => Ok(reply(
             req,
             ResponseCode::QUERY_NOT_FOUND,
             format!("No config item, Namespace: {}", h.value),

@@ -1,7 +1,8 @@
 //! Route queries and route administration: GET_ROUTEINFO_BY_TOPIC, GET_BROKER_CLUSTER_INFO, the
 //! topic lists, DELETE/REGISTER_TOPIC_IN_NAMESRV, WIPE/ADD_WRITE_PERM_OF_BROKER.
 
-use super::{failure, header, success, with_header, HandlerResult};
+use super::{header, success, with_header, ProcessorResult, RequestContext};
+use crate::namesrv::error::NamesrvError;
 use crate::namesrv::kv_config::NAMESPACE_ORDER_TOPIC_CONFIG;
 use crate::namesrv::NameServer;
 use crate::remoting::body::topic_list::TopicList;
@@ -21,24 +22,24 @@ const APPLY_TOPIC_TIP: &str =
     "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.";
 
 /// The route in the JSON dialect the client's version reads (standard from V4_9_4 = 401).
-pub(super) fn get_route_info_by_topic(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_route_info_by_topic(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: GetRouteInfoRequestHeader = header(req)?;
     let config = ns.config();
     if config.need_wait_for_service
         && ns.started.elapsed().as_secs() < config.wait_seconds_for_service.max(0) as u64
     {
-        return Ok(failure(
-            req,
-            ResponseCode::SYSTEM_ERROR,
-            "name server not ready",
-        ));
+        return Err(NamesrvError::system("name server not ready"));
     }
     let Some(mut route) = ns.route.pickup_topic_route_data(&h.topic) else {
         let remark = format!(
             "No topic route info in name server for the topic: {}{APPLY_TOPIC_TIP}",
             h.topic
         );
-        return Ok(failure(req, ResponseCode::TOPIC_NOT_EXIST, remark));
+        return Err(NamesrvError::refused(ResponseCode::TOPIC_NOT_EXIST, remark));
     };
     if config.order_message_enable {
         route.order_topic_conf = ns.kv.get(NAMESPACE_ORDER_TOPIC_CONFIG, &h.topic);
@@ -48,20 +49,32 @@ pub(super) fn get_route_info_by_topic(ns: &NameServer, req: &RemotingCommand) ->
 }
 
 /// ClusterInfo, always in fastjson's bare-key form as the Java NameServer sends it.
-pub(super) fn get_broker_cluster_info(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_broker_cluster_info(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     Ok(success(req).with_body(ns.route.cluster_info().encode()))
 }
 
-pub(super) fn get_all_topic_list(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_all_topic_list(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     if !ns.config().enable_all_topic_list {
-        return Ok(failure(req, ResponseCode::SYSTEM_ERROR, "disable"));
+        return Err(NamesrvError::system("disable"));
     }
     Ok(topic_list_response(req, ns.route.all_topic_list()))
 }
 
-pub(super) fn get_topics_by_cluster(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_topics_by_cluster(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     if !ns.config().enable_topic_list {
-        return Ok(failure(req, ResponseCode::SYSTEM_ERROR, "disable"));
+        return Err(NamesrvError::system("disable"));
     }
     let h: GetTopicsByClusterRequestHeader = header(req)?;
     Ok(topic_list_response(
@@ -70,28 +83,41 @@ pub(super) fn get_topics_by_cluster(ns: &NameServer, req: &RemotingCommand) -> H
     ))
 }
 
-pub(super) fn get_system_topic_list(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_system_topic_list(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     Ok(topic_list_response(req, ns.route.system_topic_list()))
 }
 
-pub(super) fn get_unit_topic_list(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_unit_topic_list(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     unit_list(ns, req, ns.route.unit_topics())
 }
 
-pub(super) fn get_has_unit_sub_topic_list(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn get_has_unit_sub_topic_list(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     unit_list(ns, req, ns.route.has_unit_sub_topics())
 }
 
 pub(super) fn get_has_unit_sub_un_unit_topic_list(
     ns: &NameServer,
+    _ctx: &RequestContext,
     req: &RemotingCommand,
-) -> HandlerResult {
+) -> ProcessorResult {
     unit_list(ns, req, ns.route.has_unit_sub_un_unit_topics())
 }
 
-fn unit_list(ns: &NameServer, req: &RemotingCommand, list: TopicList) -> HandlerResult {
+fn unit_list(ns: &NameServer, req: &RemotingCommand, list: TopicList) -> ProcessorResult {
     if !ns.config().enable_topic_list {
-        return Ok(failure(req, ResponseCode::SYSTEM_ERROR, "disable"));
+        return Err(NamesrvError::system("disable"));
     }
     Ok(topic_list_response(req, list))
 }
@@ -100,7 +126,11 @@ fn topic_list_response(req: &RemotingCommand, list: TopicList) -> RemotingComman
     success(req).with_body(list.encode())
 }
 
-pub(super) fn delete_topic_in_namesrv(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn delete_topic_in_namesrv(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: DeleteTopicFromNamesrvRequestHeader = header(req)?;
     match h.cluster_name.as_deref().filter(|c| !c.is_empty()) {
         Some(cluster) => ns.route.delete_topic_in_cluster(&h.topic, cluster),
@@ -110,7 +140,11 @@ pub(super) fn delete_topic_in_namesrv(ns: &NameServer, req: &RemotingCommand) ->
 }
 
 /// Adds the body's `queueDatas` to the topic's route (brokers must be registered).
-pub(super) fn register_topic_in_namesrv(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn register_topic_in_namesrv(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: RegisterTopicRequestHeader = header(req)?;
     let body = req.body.to_bytes();
     if !body.is_empty() {
@@ -120,7 +154,11 @@ pub(super) fn register_topic_in_namesrv(ns: &NameServer, req: &RemotingCommand) 
     Ok(success(req))
 }
 
-pub(super) fn wipe_write_perm_of_broker(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn wipe_write_perm_of_broker(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: WipeWritePermOfBrokerRequestHeader = header(req)?;
     let count = ns.route.wipe_write_perm_of_broker(&h.value);
     tracing::info!(broker = %h.value, count, "wipe write perm of broker");
@@ -130,7 +168,11 @@ pub(super) fn wipe_write_perm_of_broker(ns: &NameServer, req: &RemotingCommand) 
     ))
 }
 
-pub(super) fn add_write_perm_of_broker(ns: &NameServer, req: &RemotingCommand) -> HandlerResult {
+pub(super) fn add_write_perm_of_broker(
+    ns: &NameServer,
+    _ctx: &RequestContext,
+    req: &RemotingCommand,
+) -> ProcessorResult {
     let h: AddWritePermOfBrokerRequestHeader = header(req)?;
     let count = ns.route.add_write_perm_of_broker(&h.value);
     tracing::info!(broker = %h.value, count, "add write perm of broker");

@@ -5,6 +5,7 @@
 
 mod admin;
 mod query;
+mod register;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use parking_lot::RwLock;
 use serde_json::Value;
 
-use crate::common::topic::{TopicConfig, PERM_WRITE};
+use crate::common::topic::PERM_WRITE;
 use crate::remoting::body::data_version::DataVersion;
 use crate::remoting::body::register_broker::TopicConfigSerializeWrapper;
 use crate::remoting::body::topic_route::{BrokerData, QueueData};
@@ -133,170 +134,6 @@ impl RouteInfoManager {
     /// Replaces the behaviour switches (after UPDATE_NAMESRV_CONFIG).
     pub fn set_options(&self, options: RouteOptions) {
         *self.options.write() = options;
-    }
-
-    /// Java's `registerBroker`: `None` means "register broker failed" (a single-topic
-    /// registration from a broker id not yet registered).
-    pub fn register_broker(&self, reg: BrokerRegistration) -> Option<RegisterBrokerResult> {
-        let mut t = self.tables.write();
-        let mut result = RegisterBrokerResult::default();
-        t.cluster_addr_table
-            .entry(reg.cluster_name.clone())
-            .or_default()
-            .insert(reg.broker_name.clone());
-
-        let mut register_first = false;
-        if !t.broker_addr_table.contains_key(&reg.broker_name) {
-            register_first = true;
-            t.broker_addr_table.insert(
-                reg.broker_name.clone(),
-                BrokerData::new(&reg.cluster_name, &reg.broker_name),
-            );
-        }
-        let is_old_version_broker = reg.enable_acting_master.is_none();
-        let wrapper = &reg.topic_config_wrapper;
-        {
-            let bd = t.broker_addr_table.get_mut(&reg.broker_name)?;
-            bd.enable_acting_master = reg.enable_acting_master.unwrap_or(false);
-            bd.zone_name = reg.zone_name.clone();
-            // One address has one id: a slave switched to master drops its old id.
-            bd.broker_addrs
-                .retain(|id, addr| !(*addr == reg.broker_addr && *id != reg.broker_id));
-        }
-        let old_addr = t.broker_addr_table[&reg.broker_name]
-            .broker_addrs
-            .get(&reg.broker_id)
-            .cloned();
-        if let Some(old) = old_addr.as_ref().filter(|a| **a != reg.broker_addr) {
-            let old_key = BrokerAddrInfo::new(&reg.cluster_name, old);
-            if let Some(old_live) = t.broker_live_table.get(&old_key) {
-                if old_live.data_version.state_version > wrapper.data_version.state_version {
-                    tracing::warn!(broker = %reg.broker_addr, old = %old, "registration conflicts with a newer broker; ignored");
-                    t.broker_live_table
-                        .remove(&BrokerAddrInfo::new(&reg.cluster_name, &reg.broker_addr));
-                    return Some(result);
-                }
-            }
-        }
-        if old_addr.is_none() && wrapper.topic_config_table.len() == 1 {
-            tracing::warn!(broker = %reg.broker_addr, "single-topic registration before the broker registered");
-            return None;
-        }
-        let bd = t.broker_addr_table.get_mut(&reg.broker_name)?;
-        let prev = bd
-            .broker_addrs
-            .insert(reg.broker_id, reg.broker_addr.clone());
-        register_first = register_first || prev.as_deref().unwrap_or("").is_empty();
-        let is_master = reg.broker_id == MASTER_ID;
-        let min_id = bd.broker_addrs.keys().next().copied();
-        let is_prime_slave = !is_old_version_broker && !is_master && min_id == Some(reg.broker_id);
-        let acting = bd.enable_acting_master;
-
-        if is_master || is_prime_slave {
-            self.update_topics(&mut t, &reg, register_first, is_prime_slave && acting);
-        }
-
-        let key = BrokerAddrInfo::new(&reg.cluster_name, &reg.broker_addr);
-        let timeout = reg
-            .heartbeat_timeout_millis
-            .map(|ms| Duration::from_millis(ms.max(0) as u64))
-            .unwrap_or(self.options.read().default_broker_expired_time);
-        let prev_live = t.broker_live_table.insert(
-            key.clone(),
-            BrokerLiveInfo {
-                last_update: Instant::now(),
-                heartbeat_timeout: timeout,
-                data_version: wrapper.data_version,
-                conn_id: reg.conn_id,
-                peer: reg.peer,
-                ha_server_addr: reg.ha_server_addr.clone(),
-            },
-        );
-        if prev_live.is_none() {
-            tracing::info!(cluster = %reg.cluster_name, broker = %reg.broker_addr, ha = %reg.ha_server_addr, "new broker registered");
-        }
-        match &reg.filter_server_list {
-            Some(list) if list.is_empty() => {
-                t.filter_server_table.remove(&key);
-            }
-            Some(list) => {
-                t.filter_server_table.insert(key, list.clone());
-            }
-            None => {}
-        }
-        if reg.broker_id != MASTER_ID {
-            let master = t.broker_addr_table[&reg.broker_name]
-                .broker_addrs
-                .get(&MASTER_ID)
-                .cloned();
-            if let Some(master_addr) = master {
-                let master_key = BrokerAddrInfo::new(&reg.cluster_name, &master_addr);
-                if let Some(live) = t.broker_live_table.get(&master_key) {
-                    result.ha_server_addr = Some(live.ha_server_addr.clone());
-                    result.master_addr = Some(master_addr);
-                }
-            }
-        }
-        Some(result)
-    }
-
-    /// The topic part of a registration: queue datas for changed topics, deleted topics, mappings.
-    fn update_topics(
-        &self,
-        t: &mut RouteTables,
-        reg: &BrokerRegistration,
-        register_first: bool,
-        wipe_write: bool,
-    ) {
-        let wrapper = &reg.topic_config_wrapper;
-        let table = &wrapper.topic_config_table;
-        if self.options.read().delete_topic_with_broker_registration
-            && wrapper.topic_queue_mapping_info_map.is_empty()
-        {
-            let stale: Vec<String> = t
-                .topic_queue_table
-                .iter()
-                .filter(|(topic, qds)| {
-                    qds.contains_key(&reg.broker_name) && !table.contains_key(*topic)
-                })
-                .map(|(topic, _)| topic.clone())
-                .collect();
-            for topic in stale {
-                remove_queue_data(t, &topic, &reg.broker_name);
-            }
-        }
-        let version_changed = is_broker_topic_config_changed(
-            t,
-            &reg.cluster_name,
-            &reg.broker_addr,
-            &wrapper.data_version,
-        );
-        for tc in table.values() {
-            let topic_changed = version_changed
-                || t.topic_queue_table
-                    .get(&tc.topic_name)
-                    .is_none_or(|qds| !qds.contains_key(&reg.broker_name));
-            if register_first || topic_changed {
-                let mut tc = tc.clone();
-                if wipe_write {
-                    tc.perm &= !PERM_WRITE;
-                }
-                create_and_update_queue_data(t, &reg.broker_name, &tc);
-            }
-        }
-        if version_changed || register_first {
-            for (topic, info) in &wrapper.topic_queue_mapping_info_map {
-                let bname = info
-                    .get("bname")
-                    .and_then(Value::as_str)
-                    .unwrap_or(&reg.broker_name)
-                    .to_string();
-                t.topic_queue_mapping_info_table
-                    .entry(topic.clone())
-                    .or_default()
-                    .insert(bname, info.clone());
-            }
-        }
     }
 
     /// Java's `unRegisterBroker` for one broker.
@@ -443,20 +280,6 @@ fn is_broker_topic_config_changed(
     t.broker_live_table
         .get(&BrokerAddrInfo::new(cluster, broker_addr))
         .is_none_or(|l| l.data_version != *version)
-}
-
-fn create_and_update_queue_data(t: &mut RouteTables, broker_name: &str, tc: &TopicConfig) {
-    let qd = QueueData {
-        broker_name: broker_name.to_string(),
-        perm: tc.perm,
-        read_queue_nums: tc.read_queue_nums,
-        topic_sys_flag: tc.topic_sys_flag,
-        write_queue_nums: tc.write_queue_nums,
-    };
-    t.topic_queue_table
-        .entry(tc.topic_name.clone())
-        .or_default()
-        .insert(broker_name.to_string(), qd);
 }
 
 fn remove_queue_data(t: &mut RouteTables, topic: &str, broker_name: &str) {
