@@ -3,12 +3,12 @@
 //! previous content kept in `<path>.bak`.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
+use crate::common::json_file::{self, bak_path, JsonFileError};
 use crate::remoting::body::kv_table::KVTable;
 
 /// The namespace whose entries become `orderTopicConf` in routes.
@@ -85,16 +85,16 @@ impl KvConfigManager {
             .map(|t| KVTable { table: t.clone() })
     }
 
-    /// Writes the table: old content to `.bak`, new content to a temp file, fsync, rename, fsync dir.
-    pub fn persist(&self) -> std::io::Result<()> {
+    /// Writes the table durably, the previous content kept as `.bak` (`common::json_file`).
+    pub fn persist(&self) -> Result<(), JsonFileError> {
         let content = {
             let table = self.table.read();
             let file = KvConfigFile {
                 config_table: table.clone(),
             };
-            serde_json::to_vec(&file).map_err(std::io::Error::other)?
+            serde_json::to_vec(&file).unwrap_or_default()
         };
-        write_with_bak(&self.path, &content)
+        json_file::write(&self.path, &content)
     }
 
     fn persist_logged(&self) {
@@ -102,39 +102,6 @@ impl KvConfigManager {
             tracing::error!(path = %self.path.display(), error = %e, "persist kvConfig failed");
         }
     }
-}
-
-fn bak_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".bak");
-    PathBuf::from(s)
-}
-
-/// Java's `MixAll.string2File`, made durable: old content to `.bak`, new content to a temp
-/// file, fsync, rename, fsync the directory.
-pub(crate) fn write_with_bak(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir)?;
-    }
-    if let Ok(prev) = std::fs::read(path) {
-        write_synced(&bak_path(path), &prev)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    write_synced(&tmp, content)?;
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = dir {
-        std::fs::File::open(dir)?.sync_all()?;
-    }
-    Ok(())
-}
-
-fn write_synced(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::File::create(path)?;
-    f.write_all(content)?;
-    f.sync_all()
 }
 
 #[cfg(test)]

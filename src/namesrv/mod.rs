@@ -109,7 +109,7 @@ impl NameServer {
         let text = next.to_properties_text();
         self.route.set_options(route_options(&next));
         *self.config.write() = next;
-        if let Err(e) = kv_config::write_with_bak(&path, text.as_bytes()) {
+        if let Err(e) = crate::common::json_file::write(&path, text.as_bytes()) {
             tracing::error!(path = %path.display(), error = %e, "persist namesrv config failed");
         }
         Ok(())
