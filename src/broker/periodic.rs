@@ -1,11 +1,69 @@
-//! A background task that runs a function at a fixed interval until stopped; the broker's
-//! services (offset persistence, client liveness, stats sampling, NameServer registration) are
-//! built on it, each with an explicit start and stop.
+//! The broker's background services, each with an explicit start and stop: [`BackgroundTask`]
+//! (a spawned task, the token that stops it, and its handle), [`ServiceSlot`] (one held by a
+//! service that starts and stops with its owner) and [`PeriodicService`] (a function run at a
+//! fixed interval: offset persistence, client liveness, stats sampling).
 
+use std::future::Future;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+/// A spawned task and what stops it.
+pub struct BackgroundTask {
+    name: &'static str,
+    stop: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl BackgroundTask {
+    /// Spawns `body`, handing it the token that is cancelled when the task is to stop.
+    pub fn spawn<F, Fut>(name: &'static str, body: F) -> Self
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(body(stop.clone()));
+        Self { name, stop, task }
+    }
+
+    /// Cancels the token and waits for the task to end.
+    pub async fn stop(self) {
+        self.stop.cancel();
+        if let Err(e) = self.task.await {
+            tracing::warn!(service = self.name, error = %e, "service task ended abnormally");
+        }
+    }
+}
+
+/// Sleeps `delay`; false when `token` was cancelled first.
+pub async fn sleep_unless_stopped(token: &CancellationToken, delay: Duration) -> bool {
+    tokio::select! {
+        _ = token.cancelled() => false,
+        _ = tokio::time::sleep(delay) => true,
+    }
+}
+
+/// Where a service keeps its running task between `start` and `stop`.
+#[derive(Default)]
+pub struct ServiceSlot(Mutex<Option<BackgroundTask>>);
+
+impl ServiceSlot {
+    /// Holds `task` (a task already held is replaced; callers start once).
+    pub fn set(&self, task: BackgroundTask) {
+        *self.0.lock() = Some(task);
+    }
+
+    /// Stops the held task, if any, and waits for it.
+    pub async fn stop(&self) {
+        let task = self.0.lock().take();
+        if let Some(task) = task {
+            task.stop().await;
+        }
+    }
+}
 
 /// Where a service's tick runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -17,11 +75,7 @@ pub enum TickOn {
     BlockingPool,
 }
 
-pub struct PeriodicService {
-    name: &'static str,
-    stop: CancellationToken,
-    task: Option<JoinHandle<()>>,
-}
+pub struct PeriodicService(BackgroundTask);
 
 impl PeriodicService {
     /// Runs `tick` every `interval`, first after `initial_delay`, where `on` says.
@@ -35,12 +89,9 @@ impl PeriodicService {
     where
         F: FnMut() + Send + 'static,
     {
-        let stop = CancellationToken::new();
-        let token = stop.clone();
-        let task = tokio::spawn(async move {
-            tokio::select! {
-                _ = token.cancelled() => return,
-                _ = tokio::time::sleep(initial_delay) => {}
+        Self(BackgroundTask::spawn(name, move |token| async move {
+            if !sleep_unless_stopped(&token, initial_delay).await {
+                return;
             }
             let mut timer = tokio::time::interval(interval.max(Duration::from_millis(1)));
             timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -69,21 +120,11 @@ impl PeriodicService {
                     }
                 }
             }
-        });
-        Self {
-            name,
-            stop,
-            task: Some(task),
-        }
+        }))
     }
 
     /// Stops the task and waits for a running tick to finish.
-    pub async fn stop(mut self) {
-        self.stop.cancel();
-        if let Some(task) = self.task.take() {
-            if let Err(e) = task.await {
-                tracing::warn!(service = self.name, error = %e, "service task ended abnormally");
-            }
-        }
+    pub async fn stop(self) {
+        self.0.stop().await;
     }
 }

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+use crate::broker::periodic::{sleep_unless_stopped, BackgroundTask, ServiceSlot};
 
 use crate::broker::metadata::MetadataError;
 use crate::broker::put::stored::{delay_due, with_record};
@@ -66,7 +67,7 @@ pub struct ScheduleMessageService {
     levels: Vec<i64>,
     path: PathBuf,
     state: Mutex<DelayOffsetWrapper>,
-    task: Mutex<Option<(CancellationToken, JoinHandle<()>)>>,
+    task: ServiceSlot,
 }
 
 impl ScheduleMessageService {
@@ -82,7 +83,7 @@ impl ScheduleMessageService {
             levels,
             path,
             state: Mutex::new(state),
-            task: Mutex::new(None),
+            task: ServiceSlot::default(),
         };
         s.correct_delay_offsets();
         Ok(s)
@@ -122,17 +123,13 @@ impl ScheduleMessageService {
 
     /// Starts delivering (first look after 1 s, as Java's `FIRST_DELAY_TIME`).
     pub fn start(self: &Arc<Self>) {
-        let stop = CancellationToken::new();
-        let token = stop.clone();
         let me = self.clone();
-        let task = tokio::spawn(async move {
-            tokio::select! {
-                _ = token.cancelled() => return,
-                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-            }
-            me.run(token).await;
-        });
-        *self.task.lock() = Some((stop, task));
+        self.task
+            .set(BackgroundTask::spawn("schedule", |token| async move {
+                if sleep_unless_stopped(&token, Duration::from_secs(1)).await {
+                    me.run(token).await;
+                }
+            }));
     }
 
     async fn run(self: Arc<Self>, token: CancellationToken) {
@@ -165,13 +162,7 @@ impl ScheduleMessageService {
 
     /// Stops the task and writes the final progress.
     pub async fn stop(&self) {
-        let task = self.task.lock().take();
-        if let Some((stop, task)) = task {
-            stop.cancel();
-            if let Err(e) = task.await {
-                tracing::warn!(error = %e, "schedule service task ended abnormally");
-            }
-        }
+        self.task.stop().await;
         self.persist_logged();
     }
 

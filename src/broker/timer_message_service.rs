@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
+
+use crate::broker::periodic::{BackgroundTask, ServiceSlot};
 
 use crate::broker::metadata::MetadataError;
 use crate::broker::put::stored::{timer_due, with_record};
@@ -162,7 +162,7 @@ pub struct TimerMessageService {
     store: Arc<MessageStore>,
     path: PathBuf,
     state: Mutex<State>,
-    task: Mutex<Option<(CancellationToken, JoinHandle<()>)>>,
+    task: ServiceSlot,
 }
 
 impl TimerMessageService {
@@ -195,7 +195,7 @@ impl TimerMessageService {
                 read_offset: progress.min_pending_offset.max(min),
                 dirty: false,
             }),
-            task: Mutex::new(None),
+            task: ServiceSlot::default(),
         };
         // re-read from the smallest pending offset; skip what was delivered
         let delivered = |key: (i64, i64)| {
@@ -253,10 +253,8 @@ impl TimerMessageService {
     }
 
     pub fn start(self: &Arc<Self>) {
-        let stop = CancellationToken::new();
-        let token = stop.clone();
         let me = self.clone();
-        let task = tokio::spawn(async move {
+        let task = BackgroundTask::spawn("timer", |token| async move {
             let mut tick = tokio::time::interval(TICK);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -274,15 +272,11 @@ impl TimerMessageService {
                 }
             }
         });
-        *self.task.lock() = Some((stop, task));
+        self.task.set(task);
     }
 
     pub async fn stop(&self) {
-        let task = self.task.lock().take();
-        if let Some((stop, task)) = task {
-            stop.cancel();
-            let _ = task.await;
-        }
+        self.task.stop().await;
         self.persist_logged();
     }
 

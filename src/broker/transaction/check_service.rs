@@ -14,8 +14,8 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
+
+use crate::broker::periodic::{sleep_unless_stopped, BackgroundTask};
 
 use super::check_listener::{resolve_discard_msg, send_check_message};
 use super::{decode_stored, parse_op_body, StoredMessage, REMOVE_TAG};
@@ -93,27 +93,21 @@ pub struct TransactionalMessageCheckService {
     task: Mutex<Option<Running>>,
 }
 
-/// A started service: the cancel for its timer, the flag a run in progress polls, the task.
+/// A started service: the flag a run in progress polls, and the task.
 struct Running {
-    cancel: CancellationToken,
     stopping: Arc<AtomicBool>,
-    task: JoinHandle<()>,
+    task: BackgroundTask,
 }
 
 impl TransactionalMessageCheckService {
     /// Starts checking; the first run comes one interval after start, as in Java.
     pub fn start(&self, ctx: &Arc<BrokerContext>) {
-        let token = CancellationToken::new();
         let stopping = Arc::new(AtomicBool::new(false));
         let weak: Weak<BrokerContext> = Arc::downgrade(ctx);
-        let (t, s) = (token.clone(), stopping.clone());
+        let s = stopping.clone();
         let interval = Duration::from_millis(ctx.config.transaction_check_interval.max(100));
-        let task = tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = t.cancelled() => return,
-                    _ = tokio::time::sleep(interval) => {}
-                }
+        let task = BackgroundTask::spawn("transaction check", |token| async move {
+            while sleep_unless_stopped(&token, interval).await {
                 let Some(ctx) = weak.upgrade() else { return };
                 let s = s.clone();
                 let run = tokio::task::spawn_blocking(move || check(&ctx, &s));
@@ -122,21 +116,14 @@ impl TransactionalMessageCheckService {
                 }
             }
         });
-        *self.task.lock() = Some(Running {
-            cancel: token,
-            stopping,
-            task,
-        });
+        *self.task.lock() = Some(Running { stopping, task });
     }
 
     pub async fn stop(&self) {
         let task = self.task.lock().take();
         if let Some(r) = task {
             r.stopping.store(true, Ordering::Release);
-            r.cancel.cancel();
-            if let Err(e) = r.task.await {
-                tracing::warn!(error = %e, "transaction check task ended abnormally");
-            }
+            r.task.stop().await;
         }
     }
 }
