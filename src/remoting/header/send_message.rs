@@ -60,6 +60,7 @@ impl SendMessageRequestHeader {
             )
         );
         if short {
+            // V2 only renames the keys (a, b, c, ...): `From` moves its fields, copying nothing.
             SendMessageRequestHeaderV2::read_from(ext).map(Self::from)
         } else {
             Self::read_from(ext)
