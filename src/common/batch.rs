@@ -96,11 +96,10 @@ impl<'a> Reader<'a> {
         let flag = self.int("flag")?;
         let body_len = self.int("bodyLength")?;
         let body = self.take(self.length(body_len as i64, "bodyLength")?, "body")?;
-        let prop_len = i16::from_be_bytes(self.array::<2>("propertiesLength")?);
-        let properties = self.take(
-            self.length(prop_len as i64, "propertiesLength")?,
-            "properties",
-        )?;
+        // Java (`MessageDecoder.decodeMessageClient`) reads properties only when the length is
+        // positive: a negative one means none.
+        let prop_len = i16::from_be_bytes(self.array::<2>("propertiesLength")?).max(0);
+        let properties = self.take(prop_len as usize, "properties")?;
         if usize::try_from(total_size) != Ok(self.pos - start) {
             return Err(BatchError::SizeMismatch {
                 index: self.index,
@@ -204,5 +203,23 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// Java reads a message's properties only when their length is positive.
+    #[test]
+    fn a_negative_properties_length_reads_as_no_properties() {
+        let mut out = Vec::new();
+        let m = BatchMessage {
+            flag: 0,
+            body: b"abc",
+            properties: b"",
+        };
+        encode_batch(&[m], &mut out);
+        let at = out.len() - 2;
+        out[at..].copy_from_slice(&(-5i16).to_be_bytes());
+        let decoded = decode_batch(&out).unwrap();
+        assert_eq!(decoded.len(), 1);
+        assert!(decoded[0].properties.is_empty());
+        assert_eq!(decoded[0].body, b"abc");
     }
 }

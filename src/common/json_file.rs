@@ -1,8 +1,9 @@
 //! A JSON config file written and read as Java's `ConfigManager` does (`MixAll.string2File`):
 //! the broker's `config/*.json`, the NameServer's `kvConfig.json` and `namesrv.properties`.
 //!
-//! Write: `<file>.tmp` written and fsynced, the current file kept as `<file>.bak`, the temp file
-//! renamed over the file, the directory fsynced. Read: the file, or its `.bak` when the file is
+//! Write: `<file>.tmp` written and fsynced, the current content copied to `<file>.bak` and
+//! fsynced, the temp file renamed over the file (so the file exists at every moment, also for a
+//! NameServer started with `-c` on it), the directory fsynced. Read: the file, or its `.bak` when the file is
 //! missing or empty. A Java broker or NameServer reads what this writes, and the other way round.
 
 use std::fs::{File, OpenOptions};
@@ -56,12 +57,17 @@ pub fn write(path: &Path, content: &[u8]) -> Result<(), JsonFileError> {
         .and_then(|_| f.sync_all())
         .map_err(at(&tmp))?;
     drop(f);
-    if path.exists() {
-        let bak = bak_path(path);
-        std::fs::rename(path, &bak).map_err(at(&bak))?;
+    if let Ok(previous) = std::fs::read(path) {
+        write_synced(&bak_path(path), &previous).map_err(at(&bak_path(path)))?;
     }
     std::fs::rename(&tmp, path).map_err(at(path))?;
     File::open(dir).and_then(|d| d.sync_all()).map_err(at(dir))
+}
+
+fn write_synced(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    let mut f = File::create(path)?;
+    f.write_all(content)?;
+    f.sync_all()
 }
 
 /// The file's text, or its `.bak`'s when the file is missing or blank; `None` when neither has

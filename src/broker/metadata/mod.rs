@@ -21,8 +21,9 @@ pub enum MetadataError {
         kind: &'static str,
         reason: String,
     },
-    /// The durable write (temp file, fsync, rename) failed.
-    #[error("cannot persist {}: {source}", path.display())]
+    /// The durable write (temp file, fsync, rename) failed. The remark is the store error's own
+    /// text (it names the file that failed), as before the error had a type.
+    #[error("{source}")]
     Persist {
         path: PathBuf,
         #[source]
