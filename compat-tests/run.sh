@@ -24,8 +24,20 @@ export RUN_DIR=${RUN_DIR:-$COMPAT_DIR/.run/run-$(date +%Y%m%d-%H%M%S)}
 . "$COMPAT_DIR/mqadmin.sh"
 # shellcheck source=swap.sh
 . "$COMPAT_DIR/swap.sh"
+# Plug-in suites: compat-tests/suites/<name>.sh appends <name> to PLUGIN_SUITES and defines
+#   suite_<name> <broker addr>   run once per broker while that broker is up (record ... for each scenario)
+#   <name>_ids                   prints the scenario ids (failed at once when the broker does not start)
+# and may define <name>_setup (installs what it needs; .ci/run calls compat-tests/suites/setup-all.sh).
+PLUGIN_SUITES=()
+for f in "$COMPAT_DIR"/suites/*.sh; do
+  case $f in */setup-all.sh) continue ;; esac
+  # shellcheck disable=SC1090
+  [ -e "$f" ] && . "$f"
+done
 
-SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap},"
+SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap,javaclients,cpp,goversions},"
+# "matrix" = every client line and version (opt-in, slow): the plug-in client suites with COMPAT_MATRIX=full
+if [[ $SUITES == *",matrix,"* ]]; then SUITES="${SUITES/,matrix,/,javaclients,cpp,goversions,}"; export COMPAT_MATRIX=full; fi
 BROKERS=${COMPAT_BROKERS:-java,rmqd}
 RID=r$(date +%H%M%S)
 RESULTS="$RUN_DIR/results.tsv"
@@ -269,6 +281,7 @@ broker_phase() { # broker_phase <java|rmqd>
     has_suite mqadmin && { CUR_SUITE=mqadmin; fail_all "$why" "${MQA_IDS[@]}"; }
     has_suite namesrv && { CUR_SUITE=namesrv; fail_all "$why" NS-B; }
     has_suite restart && { CUR_SUITE=restart; fail_all "$why" R01-SEND R01-TERM R01-VERIFY R01-KILL; }
+    for p in "${PLUGIN_SUITES[@]}"; do has_suite "$p" && { CUR_SUITE=$p; fail_all "$why" $("${p}_ids"); }; done
     stop "$BROKER_PID" KILL 5; BROKER_PID=""
     return
   fi
@@ -279,6 +292,10 @@ broker_phase() { # broker_phase <java|rmqd>
   has_suite issue7 && { s=$SECONDS; suite_issue7 "$A"; CUR_SUITE=issue7; run_go 600 "${GO_ISSUE7_IDS[@]}"; TIMES+=("$kind issue7 $((SECONDS - s))s"); }
   has_suite go && { s=$SECONDS; suite_go "$A"; TIMES+=("$kind go $((SECONDS - s))s"); }
   has_suite mqadmin && { s=$SECONDS; suite_mqadmin "$A"; TIMES+=("$kind mqadmin $((SECONDS - s))s"); }
+  for p in "${PLUGIN_SUITES[@]}"; do
+    has_suite "$p" || continue
+    s=$SECONDS; CUR_SUITE=$p; "suite_$p" "$A"; CUR_SUITE=$p; dump_logs_if_failed; TIMES+=("$kind $p $((SECONDS - s))s")
+  done
   if has_suite namesrv && [ "$kind" = java ]; then s=$SECONDS; namesrv_a_steps "$A"; TIMES+=("java namesrv-a(oracle) $((SECONDS - s))s"); fi
   if has_suite restart; then
     s=$SECONDS
@@ -330,8 +347,11 @@ for b, suite, sid, client, st, ms, det in rows:
     res[sid][b] = (st, int(ms), det)
 count_for = "rmqd" if "rmqd" in brokers else brokers[-1]
 print()
-print("%-8s | %-8s | %-7s | %-11s | %-7s | %s" % ("scenario", "suite", "client", "java-broker", "rmqd", "time java/rmqd (s)"))
-print("-" * 78)
+ws = max([8] + [len(s) for s in order]); wu = max([8] + [len(res[s]["suite"]) for s in order])
+wc = max([7] + [len(res[s]["client"]) for s in order])
+fmt = "%%-%ds | %%-%ds | %%-%ds | %%-11s | %%-7s | %%s" % (ws, wu, wc)
+print(fmt % ("scenario", "suite", "client", "java-broker", "rmqd", "time java/rmqd (s)"))
+print("-" * (ws + wu + wc + 52))
 passed = failed = 0
 for sid in order:
     r = res[sid]
@@ -340,7 +360,7 @@ for sid in order:
     xs = x[0] if x else "-"
     if j and x and j[0] != "PASS": xs = "INVALID"
     t = "%s/%s" % ("%.1f" % (j[1] / 1000) if j else "-", "%.1f" % (x[1] / 1000) if x else "-")
-    print("%-8s | %-8s | %-7s | %-11s | %-7s | %s" % (sid, r["suite"], r["client"], js, xs, t))
+    print(fmt % (sid, r["suite"], r["client"], js, xs, t))
     c = x if count_for == "rmqd" else j
     cs = xs if count_for == "rmqd" else js
     if c is None: continue
@@ -381,7 +401,9 @@ if ! start_java_ns; then
   log "Java NameServer failed to start"; [ -n "${NS_LOG:-}" ] && tail -n 50 "$NS_LOG" >&2; echo "0 passed, 1 failed"; exit 1
 fi
 log "Java NameServer up in $((SECONDS - s)) s"
-if [[ $SUITES =~ ,(namesrv|data|go|mqadmin|restart|issue7), ]]; then
+plugin_selected=0
+for p in "${PLUGIN_SUITES[@]}"; do has_suite "$p" && plugin_selected=1; done
+if [[ $SUITES =~ ,(namesrv|data|go|mqadmin|restart|issue7), ]] || [ $plugin_selected = 1 ]; then
   for b in ${BROKERS//,/ }; do broker_phase "$b"; done
 fi
 has_suite swap && suite_swap
