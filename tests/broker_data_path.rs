@@ -314,3 +314,106 @@ async fn newer_subscription_version_is_refused_unless_the_subscription_is_star()
     .unwrap();
     broker.shutdown().await;
 }
+
+/// A port P (above 2) with P and P - 2 both free a moment ago.
+fn free_port_pair() -> u16 {
+    loop {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = l.local_addr().unwrap().port();
+        if p > 2 && std::net::TcpListener::bind(("127.0.0.1", p - 2)).is_ok() {
+            return p;
+        }
+    }
+}
+
+/// Java clients before 4.5.1, the dashboard and Spring's binder send to `listenPort - 2` (Java's
+/// fast remoting server); rmqd serves the same requests there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vip_channel_on_listen_port_minus_two_serves_the_same_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port_pair();
+    let p = port.to_string();
+    let broker = support::start_broker_with(dir.path(), &[("listenPort", &p)], &[]).await;
+    let fast = broker.fast_local_addr().expect("VIP channel open");
+    assert_eq!((fast.port(), broker.local_addr().port()), (port - 2, port));
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut vip = RawClient::connect(fast);
+        create_topic(&mut vip, "VIP", 1);
+        let r = send_v2(
+            &mut vip,
+            "VIP",
+            0,
+            b"over the VIP channel",
+            "TAGS\u{1}A\u{2}",
+        );
+        assert_eq!(
+            (r.code, r.ext("queueOffset")),
+            (0, Some("0")),
+            "{:?}",
+            r.remark
+        );
+        // dispatch to the consume queue is asynchronous: wait for it
+        let max = |c: &mut RawClient| {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let r = c.call(&req(
+                    RequestCode::GET_MAX_OFFSET,
+                    &[("topic", "VIP"), ("queueId", "0")],
+                ));
+                if r.ext("offset") == Some("1") || Instant::now() > deadline {
+                    return r.ext("offset").map(str::to_string);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        };
+        let mut c = RawClient::connect(addr);
+        assert_eq!(max(&mut c).as_deref(), Some("1"), "main port sees the send");
+        assert_eq!(
+            max(&mut vip).as_deref(),
+            Some("1"),
+            "VIP channel answers admin codes"
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+
+    // rmqdFastChannelEnable=false: only listenPort
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port_pair();
+    let keys = [
+        ("listenPort", port.to_string()),
+        ("rmqdFastChannelEnable", "false".to_string()),
+    ];
+    let keys: Vec<(&str, &str)> = keys.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let broker = support::start_broker_with(dir.path(), &keys, &[]).await;
+    assert!(broker.fast_local_addr().is_none());
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port - 2)).is_err());
+    broker.shutdown().await;
+}
+
+/// A taken `listenPort - 2` stops the start with an error that says what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn taken_vip_port_fails_the_start_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port_pair();
+    let _taken = std::net::TcpListener::bind(("127.0.0.1", port - 2)).unwrap();
+    let config = rmqd::broker::BrokerConfig {
+        listen_port: port,
+        bind_address: "127.0.0.1".into(),
+        broker_ip1: "127.0.0.1".into(),
+        ..Default::default()
+    };
+    let store = rmqd::store::config::MessageStoreConfig::with_root(dir.path());
+    let err = match BrokerController::start(config, store).await {
+        Ok(_) => panic!("started with its VIP port taken"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("VIP channel") && err.contains("rmqdFastChannelEnable=false"),
+        "{err}"
+    );
+    // the main port was released again
+    assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
+}

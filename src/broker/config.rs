@@ -176,6 +176,10 @@ config_table! {
         "serverChannelMaxIdleTimeSeconds" server_channel_max_idle_time_seconds: u64 = 120;
         /// The trace topic's name (`RMQ_SYS_TRACE_TOPIC`).
         [unlisted] "msgTraceTopicName" msg_trace_topic_name: String = "RMQ_SYS_TRACE_TOPIC".into();
+        /// rmqd: also serve the VIP channel on `listenPort - 2`, as the Java broker always does
+        /// (true). Java clients before 4.5.1, Spring Cloud Stream's binder and rocketmq-dashboard
+        /// send there by default.
+        [unlisted] "rmqdFastChannelEnable" fast_channel_enable: bool = true;
         /// rmqd: most client connections at once (10 000).
         [unlisted] "rmqdMaxConnections" server_max_connections: usize = 10_000;
         /// rmqd: most requests in flight at once (65 536).
@@ -206,6 +210,15 @@ impl BrokerConfig {
     /// `ip:port` clients use to reach this broker (what is registered and written as store host).
     pub fn broker_addr(&self) -> String {
         format!("{}:{}", self.broker_ip1, self.listen_port)
+    }
+
+    /// The VIP channel's port: `listenPort - 2` as in Java's `BrokerController`, 0 (any free
+    /// port) when that is below 1 or the main port was chosen at random.
+    pub fn fast_listen_port(&self, listen_port_configured: bool) -> u16 {
+        match self.listen_port.checked_sub(2) {
+            Some(p) if p > 0 && listen_port_configured => p,
+            _ => 0,
+        }
     }
 
     pub fn is_slave(&self) -> bool {

@@ -121,4 +121,13 @@ pub enum StartError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "cannot open the VIP channel on {bind} (listenPort - 2, as the Java broker does): {source}; \
+         free that port, move listenPort, or set rmqdFastChannelEnable=false"
+    )]
+    FastListen {
+        bind: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
 }

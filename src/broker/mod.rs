@@ -163,6 +163,8 @@ impl BrokerContext {
 pub struct BrokerController {
     pub ctx: Arc<BrokerContext>,
     server: ServerHandle,
+    /// The VIP channel (`listenPort - 2`): the same handler on a second listener.
+    fast_server: Option<ServerHandle>,
     services: Vec<PeriodicService>,
     transaction_check: TransactionalMessageCheckService,
 }
@@ -174,7 +176,8 @@ impl BrokerController {
         mut config: BrokerConfig,
         store_config: MessageStoreConfig,
     ) -> Result<Self, StartError> {
-        if config.listen_port == 0 {
+        let listen_port_configured = config.listen_port != 0;
+        if !listen_port_configured {
             config.listen_port = free_port(&config.bind_address)?;
         }
         let store_host = resolve(&config.broker_ip1, config.listen_port)?;
@@ -218,7 +221,7 @@ impl BrokerController {
                 }
             }));
         ctx.topics.persist()?;
-        let server = Self::serve(&ctx).await?;
+        let (server, fast_server) = Self::serve(&ctx, listen_port_configured).await?;
         let services = Self::start_services(&ctx);
         ctx.schedule.start();
         ctx.timer.start();
@@ -232,21 +235,29 @@ impl BrokerController {
         Ok(Self {
             ctx,
             server,
+            fast_server,
             services,
             transaction_check,
         })
     }
 
-    async fn serve(ctx: &Arc<BrokerContext>) -> Result<ServerHandle, StartError> {
+    /// Opens the client port and, unless disabled, the VIP channel (Java's fast remoting server)
+    /// with the same handler and limits.
+    async fn serve(
+        ctx: &Arc<BrokerContext>,
+        listen_port_configured: bool,
+    ) -> Result<(ServerHandle, Option<ServerHandle>), StartError> {
         let c = &ctx.config;
-        let bind = resolve(&c.bind_address, c.listen_port)?;
-        let mut server_config = ServerConfig::new(bind);
-        server_config.idle_timeout =
-            Duration::from_secs(c.server_channel_max_idle_time_seconds.max(1));
-        server_config.max_connections = c.server_max_connections;
-        server_config.max_in_flight = c.server_max_in_flight;
+        let server_config = |bind| {
+            let mut s = ServerConfig::new(bind);
+            s.idle_timeout = Duration::from_secs(c.server_channel_max_idle_time_seconds.max(1));
+            s.max_connections = c.server_max_connections;
+            s.max_in_flight = c.server_max_in_flight;
+            s
+        };
         let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });
-        let server = server::serve(server_config, handler)
+        let bind = resolve(&c.bind_address, c.listen_port)?;
+        let server = server::serve(server_config(bind), handler.clone())
             .await
             .map_err(|source| StartError::Listen {
                 bind,
@@ -254,7 +265,20 @@ impl BrokerController {
                 source,
             })?;
         tracing::info!(addr = %server.local_addr, store_host = %ctx.store_host, "broker listening");
-        Ok(server)
+        if !c.fast_channel_enable {
+            return Ok((server, None));
+        }
+        let bind = resolve(&c.bind_address, c.fast_listen_port(listen_port_configured))?;
+        match server::serve(server_config(bind), handler).await {
+            Ok(fast) => {
+                tracing::info!(addr = %fast.local_addr, "VIP channel listening");
+                Ok((server, Some(fast)))
+            }
+            Err(source) => {
+                server.shutdown(Duration::from_secs(1)).await;
+                Err(StartError::FastListen { bind, source })
+            }
+        }
     }
 
     fn start_services(ctx: &Arc<BrokerContext>) -> Vec<PeriodicService> {
@@ -300,13 +324,26 @@ impl BrokerController {
         self.server.local_addr
     }
 
+    /// The VIP channel's address, when it is open.
+    pub fn fast_local_addr(&self) -> Option<SocketAddr> {
+        self.fast_server.as_ref().map(|s| s.local_addr)
+    }
+
     /// Stops accepting, finishes in-flight requests, persists metadata, flushes and closes the store.
     pub async fn shutdown(self) {
         if let Some(r) = &self.ctx.registration {
             r.stop().await;
         }
         self.ctx.pull_hold.close();
-        self.server.shutdown(Duration::from_secs(10)).await;
+        match &self.fast_server {
+            Some(fast) => {
+                tokio::join!(
+                    self.server.shutdown(Duration::from_secs(10)),
+                    fast.shutdown(Duration::from_secs(10))
+                );
+            }
+            None => self.server.shutdown(Duration::from_secs(10)).await,
+        }
         for s in self.services {
             s.stop().await;
         }

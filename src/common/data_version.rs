@@ -50,8 +50,9 @@ impl DataVersion {
         serde_json::to_vec(self).unwrap_or_default()
     }
 
+    /// Reads what any client or broker wrote, with fastjson's leniency (`common::lenient`).
     pub fn decode(bytes: &[u8]) -> Result<Self, serde_json::Error> {
-        serde_json::from_slice(bytes)
+        super::lenient::from_value(serde_json::from_slice(bytes)?)
     }
 }
 

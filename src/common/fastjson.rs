@@ -20,15 +20,17 @@ pub struct NormalizeError {
     pub what: &'static str,
 }
 
-/// Parses standard JSON directly, anything else after [`normalize`]; never panics.
+/// Parses standard JSON directly, anything else after [`normalize`], and binds it with
+/// fastjson's leniency (`common::lenient`); never panics.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    match serde_json::from_str(text) {
-        Ok(v) => Ok(v),
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
         Err(_) => {
             let strict = normalize(text).map_err(serde_json::Error::custom)?;
-            serde_json::from_str(&strict)
+            serde_json::from_str(&strict)?
         }
-    }
+    };
+    super::lenient::from_value(value)
 }
 
 /// Rewrites fastjson's non-standard JSON into standard JSON (see the module doc).

@@ -8,6 +8,7 @@ pub mod fastjson;
 pub mod filter;
 pub mod java_properties;
 pub mod json_file;
+pub mod lenient;
 pub mod message;
 pub mod msg_id;
 pub mod pairs;

@@ -45,7 +45,7 @@ impl KvConfigManager {
             let Ok(text) = std::fs::read_to_string(&candidate) else {
                 continue;
             };
-            match serde_json::from_str::<KvConfigFile>(&text) {
+            match crate::common::fastjson::from_str::<KvConfigFile>(&text) {
                 Ok(file) => {
                     self.table.write().extend(file.config_table);
                     return;

@@ -146,32 +146,30 @@ impl<H: RequestHandler> Server<H> {
         // Objects elsewhere (client registry, held pulls) may keep the connection alive; the writer
         // is told explicitly when this connection is done.
         let closed = CancellationToken::new();
-        let writer = tokio::spawn(writer::run(write, rx, closed.clone()));
+        let writer = tokio::spawn(writer::run(write, rx, closed.clone(), peer));
         let requests = TaskTracker::new();
         let codec = FrameCodec::with_max_frame_length(self.config.max_frame_length);
         let mut frames = FramedRead::with_capacity(read, codec, 64 * 1024);
-        loop {
+        let reason = loop {
             let next = tokio::select! {
-                _ = self.shutdown.cancelled() => break,
+                _ = self.shutdown.cancelled() => break "server shutting down".to_string(),
                 n = tokio::time::timeout(self.config.idle_timeout, frames.next()) => n,
             };
             match next {
                 Err(_) => {
                     tracing::info!(%peer, "closing idle connection");
-                    break;
+                    break format!("idle for {:?}", self.config.idle_timeout);
                 }
-                Ok(None) => break,
-                Ok(Some(Err(CodecError::Io(e)))) => {
-                    tracing::debug!(%peer, error = %e, "connection read failed");
-                    break;
-                }
+                Ok(None) => break "closed by the peer".to_string(),
+                Ok(Some(Err(CodecError::Io(e)))) => break format!("read failed: {e}"),
                 Ok(Some(Err(CodecError::Remoting(e)))) => {
                     tracing::warn!(%peer, reason = %e, "malformed frame, closing connection");
-                    break;
+                    break format!("malformed frame: {e}");
                 }
                 Ok(Some(Ok(cmd))) => self.on_frame(&conn, &requests, cmd),
             }
-        }
+        };
+        tracing::debug!(%peer, %local, conn = id, %reason, "connection closing");
         conn.fail_pending();
         self.handler.on_close(&conn);
         drop(conn);

@@ -20,6 +20,7 @@ pub(super) async fn run<W: AsyncWrite + Unpin>(
     mut out: W,
     mut queue: mpsc::UnboundedReceiver<RemotingCommand>,
     closed: CancellationToken,
+    peer: std::net::SocketAddr,
 ) {
     let mut chunks: Vec<Bytes> = Vec::with_capacity(MAX_SLICES);
     loop {
@@ -39,7 +40,7 @@ pub(super) async fn run<W: AsyncWrite + Unpin>(
             frames += 1;
         }
         if let Err(e) = write_all(&mut out, &mut chunks).await {
-            tracing::debug!(error = %e, "connection write failed");
+            tracing::debug!(%peer, error = %e, "connection write failed, nothing more is written");
             return;
         }
     }

@@ -35,7 +35,7 @@ impl TopicConfigManager {
         let file = JsonFile::new(path);
         let mut data_version = DataVersion::default();
         if let Some(text) = file.load() {
-            let wrapper: TopicConfigSerializeWrapper = serde_json::from_str(&text)
+            let wrapper: TopicConfigSerializeWrapper = crate::common::fastjson::from_str(&text)
                 .map_err(|e| MetadataError::unreadable(file.path(), "topics.json", e))?;
             for (name, mut tc) in wrapper.topic_config_table {
                 if tc.topic_name.is_empty() {

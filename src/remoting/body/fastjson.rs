@@ -21,8 +21,8 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::common::fastjson;
 use crate::common::topic::MessageQueue;
+use crate::common::{fastjson, lenient};
 use crate::remoting::error::RemotingError;
 use crate::remoting::serialize::json::write_json_string;
 
@@ -103,15 +103,15 @@ macro_rules! fastjson_body {
 }
 pub(crate) use fastjson_body;
 
-/// Decodes a body Java or Go wrote; never panics.
+/// Decodes a body any client wrote, with fastjson's leniency (`common::lenient`: numbers as
+/// strings and strings as numbers, enum ordinals, nulls, smart-matched names); never panics.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RemotingError> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Ok(v),
-        Err(_) => {
-            let text = normalize(bytes)?;
-            serde_json::from_str(&text).map_err(|e| RemotingError::Body(e.to_string()))
-        }
-    }
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(_) => serde_json::from_str(&normalize(bytes)?)
+            .map_err(|e| RemotingError::Body(e.to_string()))?,
+    };
+    lenient::from_value(value).map_err(|e| RemotingError::Body(e.to_string()))
 }
 
 /// Rewrites fastjson's non-standard JSON into standard JSON (`common::fastjson`, shared with the
@@ -190,13 +190,13 @@ pub mod mq_key_map {
             Value::Object(map) => {
                 for (k, v) in map {
                     let mq = serde_json::from_str(strip_raw(&k)).map_err(D::Error::custom)?;
-                    out.insert(mq, serde_json::from_value(v).map_err(D::Error::custom)?);
+                    out.insert(mq, lenient::from_value(v).map_err(D::Error::custom)?);
                 }
             }
             Value::Array(pairs) => {
                 for pair in pairs {
                     let (mq, v): (MessageQueue, V) =
-                        serde_json::from_value(pair).map_err(D::Error::custom)?;
+                        lenient::from_value(pair).map_err(D::Error::custom)?;
                     out.insert(mq, v);
                 }
             }

@@ -202,6 +202,29 @@ mod tests {
         assert!(hb.producer_data_set.is_empty() && !hb.without_sub);
     }
 
+    /// rocketmq-client-cpp (jsoncpp): enums as ordinals, `subVersion` as a string, no
+    /// `tagsSet`/`codeSet`/`expressionType`, no `heartbeatFingerprint`/`withoutSub`.
+    const CPP: &str = r#"{"clientID":"127.0.0.1@12345#0#DEFAULT","consumerDataSet":[{"consumeFromWhere":4,"consumeType":1,"groupName":"CG","messageModel":1,"subscriptionDataSet":[{"classFilterMode":false,"subString":"*","subVersion":"1764612345678","topic":"T"},{"classFilterMode":false,"subString":"*","subVersion":"1764612345679","topic":"%RETRY%CG"}],"unitMode":false}],"producerDataSet":[{"groupName":"PG"}]}"#;
+
+    #[test]
+    fn cpp_heartbeat_with_ordinals_and_string_sub_version_decodes() {
+        let hb = HeartbeatData::decode(CPP.as_bytes()).unwrap();
+        let c = &hb.consumer_data_set[0];
+        assert_eq!(
+            (c.consume_type, c.message_model, c.consume_from_where),
+            (
+                ConsumeType::ConsumePassively,
+                MessageModel::Clustering,
+                ConsumeFromWhere::ConsumeFromFirstOffset
+            )
+        );
+        let sub = &c.subscription_data_set[0];
+        assert_eq!((sub.topic.as_str(), sub.sub_version), ("T", 1764612345678));
+        assert!(sub.tags_set.is_empty() && sub.code_set.is_empty() && sub.is_tag_type());
+        assert!(sub.tag_filter().all);
+        assert_eq!(hb.producer_data_set[0].group_name, "PG");
+    }
+
     #[test]
     fn enum_ordinals_and_bad_bodies() {
         let hb = HeartbeatData::decode(

@@ -18,7 +18,7 @@ impl KVTable {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Self, RemotingError> {
-        serde_json::from_slice(bytes).map_err(|e| RemotingError::Body(format!("KVTable: {e}")))
+        super::fastjson::from_slice(bytes).map_err(|e| RemotingError::Body(format!("KVTable: {e}")))
     }
 }
 

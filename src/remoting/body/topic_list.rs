@@ -18,7 +18,8 @@ impl TopicList {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Self, RemotingError> {
-        serde_json::from_slice(bytes).map_err(|e| RemotingError::Body(format!("TopicList: {e}")))
+        super::fastjson::from_slice(bytes)
+            .map_err(|e| RemotingError::Body(format!("TopicList: {e}")))
     }
 }
 

@@ -167,73 +167,7 @@ pub fn decode_lenient<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
     what: &str,
 ) -> Result<T, RemotingError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| RemotingError::Body(format!("{what}: not UTF-8: {e}")))?;
-    let normalized = quote_bare_keys(text);
-    serde_json::from_str(&normalized).map_err(|e| RemotingError::Body(format!("{what}: {e}")))
-}
-
-/// Quotes bare object keys (`{0:"a",k:1}` -> `{"0":"a","k":1}`); everything else is copied.
-pub fn quote_bare_keys(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut chars = text.chars().peekable();
-    // One entry per open container: true for an object.
-    let mut stack: Vec<bool> = Vec::new();
-    let mut expect_key = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                out.push(c);
-                copy_string(&mut chars, &mut out);
-                expect_key = false;
-            }
-            '{' | '[' => {
-                out.push(c);
-                stack.push(c == '{');
-                expect_key = c == '{';
-            }
-            '}' | ']' => {
-                out.push(c);
-                stack.pop();
-                expect_key = false;
-            }
-            ',' => {
-                out.push(c);
-                expect_key = stack.last().copied().unwrap_or(false);
-            }
-            c if c.is_whitespace() => out.push(c),
-            c if expect_key => {
-                out.push('"');
-                out.push(c);
-                while let Some(&n) = chars.peek() {
-                    if n == ':' || n.is_whitespace() {
-                        break;
-                    }
-                    out.push(n);
-                    chars.next();
-                }
-                out.push('"');
-                expect_key = false;
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn copy_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String) {
-    while let Some(c) = chars.next() {
-        out.push(c);
-        match c {
-            '\\' => {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            }
-            '"' => return,
-            _ => {}
-        }
-    }
+    super::fastjson::from_slice(bytes).map_err(|e| RemotingError::Body(format!("{what}: {e}")))
 }
 
 /// `{0:"a",1:"b"}` (fastjson) or `{"0":"a","1":"b"}` (standard), ascending ids.
@@ -318,14 +252,6 @@ mod tests {
         );
         assert_eq!(TopicRouteData::decode(&legacy).unwrap(), sample());
         assert_eq!(TopicRouteData::decode(&standard).unwrap(), sample());
-    }
-
-    #[test]
-    fn bare_keys_are_quoted_but_strings_untouched() {
-        assert_eq!(
-            quote_bare_keys(r#"{0:"a:b,{c}", k : [1,{x:"\"y"}]}"#),
-            r#"{"0":"a:b,{c}", "k" : [1,{"x":"\"y"}]}"#
-        );
     }
 
     #[test]
