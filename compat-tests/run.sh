@@ -380,6 +380,25 @@ for (b, det), sids in groups.items():
     else:
         for sid in sids:
             print("  %s on %s: %s" % (sid, b, det))
+import re, statistics
+first = {}
+for sid in order:
+    for b in ("java", "rmqd"):
+        v = res[sid].get(b)
+        m = v and v[0] == "PASS" and re.search(r"first=(\d+)ms", v[2])
+        if m: first.setdefault(sid, {})[b] = int(m.group(1))
+if first:
+    print()
+    print("first delivery after consumer start (ms)")
+    print("%-*s | %8s | %8s" % (ws, "scenario", "java", "rmqd"))
+    for sid, f in first.items():
+        print("%-*s | %8s | %8s" % (ws, sid, f.get("java", "-"), f.get("rmqd", "-")))
+    both = [f for f in first.values() if "java" in f and "rmqd" in f]
+    if both:
+        mj = statistics.median(f["java"] for f in both); mr = statistics.median(f["rmqd"] for f in both)
+        worst = max(both, key=lambda f: f["rmqd"] - f["java"])
+        print("median over %d scenarios: java %d ms, rmqd %d ms; largest rmqd - java: %+d ms"
+              % (len(both), mj, mr, worst["rmqd"] - worst["java"]))
 print()
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(0 if failed == 0 else 1)
