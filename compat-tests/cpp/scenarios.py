@@ -164,6 +164,29 @@ def snapshot(h):
             "seq": g("seq"), "delay": g("DELAY")}
 
 
+def diag(group):
+    """Why a consumer got nothing: does the broker list the group's consumers, what did librocketmq log."""
+    parts = []
+    try:
+        with rawmq.Remote(A.broker) as c:
+            h, b = c.call(38, {"consumerGroup": group})
+        if h.get("code") == 0:
+            parts.append("broker lists %d consumer(s) of the group" % len(json.loads(b.decode()).get("consumerIdList", [])))
+        else:
+            parts.append("GET_CONSUMER_LIST_BY_GROUP: code %s %r" % (h.get("code"), h.get("remark")))
+    except Exception as e:
+        parts.append("GET_CONSUMER_LIST_BY_GROUP failed: %s" % e)
+    log = os.path.expanduser("~/logs/rocketmq-cpp/%d_rocketmq-cpp.log.0" % os.getpid())
+    try:
+        with open(log, errors="replace") as f:
+            hb = [l.strip() for l in f if "of heartbeat" in l or "cidAll is empty" in l]
+        if hb:
+            parts.append("librocketmq log (%d such lines): %s" % (len(hb), hb[-1][hb[-1].find("("):][:160]))
+    except OSError:
+        pass
+    return "; ".join(parts)
+
+
 def stored(topic, expect, timeout=10.0):
     """Raw-pull the topic until `expect` messages are stored (or timeout); returns them."""
     q = 0
@@ -250,7 +273,7 @@ def cpp02():
     try:
         wait_until(lambda: len(r.msgs()) >= len(bodies), A.consume_timeout)
         got = r.msgs()
-        check(got, "push consumer received nothing in %ds" % A.consume_timeout)
+        check(got, "push consumer received nothing in %ds (%s)" % (A.consume_timeout, diag(group)))
         by = {}
         for d in got:
             by.setdefault(d["tags"], []).append(d)
@@ -387,7 +410,7 @@ def cpp07():
     r = Recv(group, topic, "TagA || TagB").start()
     try:
         wait_until(lambda: len(r.msgs()) >= len(want), A.consume_timeout)
-        check(r.msgs(), "push consumer received nothing in %ds" % A.consume_timeout)
+        check(r.msgs(), "push consumer received nothing in %ds (%s)" % (A.consume_timeout, diag(group)))
         first = r.first_ms()
         # live messages after the consumer is running
         t_live = time.time()
@@ -428,7 +451,7 @@ def cpp08():
     r = Recv(group, topic, "*", orderly=True).start()
     try:
         wait_until(lambda: len(r.msgs()) >= n, A.consume_timeout)
-        check(r.msgs(), "orderly push consumer received nothing in %ds" % A.consume_timeout)
+        check(r.msgs(), "orderly push consumer received nothing in %ds (%s)" % (A.consume_timeout, diag(group)))
         time.sleep(1.0)
         got = r.msgs()
         first = r.first_ms()
@@ -452,10 +475,11 @@ def cpp09():
     r = Recv(group, topic, "RT", on_msg=lambda d: RECONSUME_LATER if d["reconsumeTimes"] == 0 else CONSUME_SUCCESS)
     r.start()
     try:
-        wait_until(lambda: sum(1 for d in r.msgs() if d["reconsumeTimes"] >= 1) >= 3, A.consume_timeout + 20)
-        got = r.msgs()
-        check(got, "push consumer received nothing in %ds" % (A.consume_timeout + 20))
+        wait_until(lambda: len(r.msgs()) >= 3, A.consume_timeout)
+        check(r.msgs(), "push consumer received nothing in %ds (%s)" % (A.consume_timeout, diag(group)))
         first = r.first_ms()
+        # the redelivery comes through %RETRY%<group> after the delay level (3 s here) and the route refresh
+        wait_until(lambda: sum(1 for d in r.msgs() if d["reconsumeTimes"] >= 1) >= 3, 30)
         time.sleep(1.0)
         got = r.msgs()
     finally:
@@ -472,7 +496,12 @@ def cpp09():
     check(sorted(ids) == [0, 1, 2], "redelivered %s of 0..2 (reconsumeTimes %s)" % (
         sorted(ids), [d["reconsumeTimes"] for d in got]))
     check(all(c == 1 for c in ids.values()), "redelivered more than once: %s" % ids)
-    return "first=%dms; 3 messages redelivered once with reconsumeTimes=1, fields kept" % first
+    with r.lock:
+        t_first = r.got[0][0]
+        t_again = min(t for t, d in r.got if d["reconsumeTimes"] >= 1)
+    return ("first=%dms; 3 messages redelivered once with reconsumeTimes=1, fields kept; redelivery %dms after the"
+            " first delivery (delay level 3 = 3 s, then the client's %%RETRY%% route/rebalance timers)"
+            % (first, int((t_again - t_first) * 1000)))
 
 
 def cpp10():
@@ -488,7 +517,7 @@ def cpp10():
                 h, b = c.call(38, {"consumerGroup": group})
             return h.get("code") == 0 and len(json.loads(b.decode()).get("consumerIdList", [])) >= 2
         check(wait_until(registered, A.consume_timeout, 0.3),
-              "GET_CONSUMER_LIST_BY_GROUP never listed 2 consumers in %ds" % A.consume_timeout)
+              "GET_CONSUMER_LIST_BY_GROUP never listed 2 consumers in %ds (%s)" % (A.consume_timeout, diag(group)))
         time.sleep(2.0)  # let both rebalance (a new broadcasting consumer starts at the max offset)
         n = 10
         for i in range(n):
@@ -545,7 +574,7 @@ def cpp12():
     try:
         wait_until(lambda: r.msgs(), A.consume_timeout + 5)
         got = r.msgs()
-        check(got, "delayed message not received in %ds" % (A.consume_timeout + 5))
+        check(got, "delayed message not received in %ds (%s)" % (A.consume_timeout + 5, diag(group)))
         t_recv = r.got[0][0]
     finally:
         r.stop()
@@ -558,11 +587,87 @@ def cpp12():
     return "delivered %dms after send, DELAY=%s, fields kept" % (waited, d["delay"])
 
 
+def cpp13():
+    """producer + push consumer in one client instance: the broker's producer/consumer connection lists (what
+    mqadmin producerConnection/consumerConnection print) show the C++ client with the right enums and subscription"""
+    topic, group, pgroup = name("TCPP", "13"), name("GCPP", "13"), name("PGCPP", "13")
+    inst = "i" + pgroup
+    send_ok(topic, "warm", tags="WARM")  # the topic exists before the consumer looks up its route
+    r = Recv(group, topic, "TagA || TagB", instance=inst).start()
+    p = Producer(pgroup, timeout=8000)
+    _KEEP.append(p)
+    ffi_ok(dll.SetProducerInstanceName(p._handle, inst.encode()))
+    p.set_namesrv_addr(A.ns)
+    p.start()  # same factory as the consumer: its heartbeats now carry both groups
+    try:
+        res = p.send_sync(mkmsg(topic, "hb body", tags="TagA", keys="hk"))
+        check(res.status == SendStatus.OK, "send status %s" % res.status)
+        wait_until(lambda: r.msgs(), A.consume_timeout)
+        check(r.msgs(), "push consumer received nothing in %ds (%s)" % (A.consume_timeout, diag(group)))
+        first = r.first_ms()
+
+        def conn(code, key, g):
+            with rawmq.Remote(A.broker) as c:
+                h, b = c.call(code, {key: g})
+            return h, b
+        # the producer group is registered by a heartbeat sent after the producer started (start / 30 s timer)
+        pc = {}
+
+        def producer_listed():
+            h, b = conn(204, "producerGroup", pgroup)
+            if h.get("code") != 0:
+                pc["err"] = "code %s %r" % (h.get("code"), h.get("remark"))
+                return False
+            pc["j"] = json.loads(b.decode())
+            return any(inst in c.get("clientId", "") for c in pc["j"].get("connectionSet", []))
+        check(wait_until(producer_listed, 35, 0.5), "GET_PRODUCER_CONNECTION_LIST(%s) never listed the C++ client: %s"
+              % (pgroup, pc.get("err") or json.dumps(pc.get("j"))[:300]))
+        pconn = [c for c in pc["j"]["connectionSet"] if inst in c.get("clientId", "")][0]
+        check(pconn.get("language") == "CPP", "producer connection language %r" % pconn.get("language"))
+        h, b = conn(203, "consumerGroup", group)
+        check(h.get("code") == 0, "GET_CONSUMER_CONNECTION_LIST: code %s %r" % (h.get("code"), h.get("remark")))
+        cj = json.loads(b.decode())
+        cc = [c for c in cj.get("connectionSet", []) if inst in c.get("clientId", "")]
+        check(cc and cc[0].get("language") == "CPP", "consumer connections %r" % cj.get("connectionSet"))
+        want = {"consumeType": "CONSUME_PASSIVELY", "messageModel": "CLUSTERING",
+                "consumeFromWhere": "CONSUME_FROM_LAST_OFFSET"}
+        for k, v in want.items():
+            check(cj.get(k) == v, "consumer connection %s = %r, not %r (the heartbeat sends it as a number)"
+                  % (k, cj.get(k), v))
+        sub = (cj.get("subscriptionTable") or {}).get(topic) or {}
+        check(sub.get("subString") == "TagA || TagB" and sorted(sub.get("tagsSet") or []) == ["TagA", "TagB"],
+              "subscription of %s: %r" % (topic, sub))
+        check(str(sub.get("subVersion", "")).isdigit(), "subVersion %r (sent as a string)" % sub.get("subVersion"))
+        check("%%RETRY%%%s" % group in (cj.get("subscriptionTable") or {}), "no %%RETRY%% subscription: %r"
+              % sorted((cj.get("subscriptionTable") or {}).keys()))
+    finally:
+        r.stop()
+        p.shutdown()
+    return ("first=%dms; producer group listed with language CPP (version %s); consumer: %s, subscription %r tags %s"
+            % (first, pconn.get("version"), "/".join(want.values()), sub.get("subString"), sorted(sub.get("tagsSet"))))
+
+
 SCENARIOS = [
     ("CPP-01", cpp01, 40), ("CPP-02", cpp02, 45), ("CPP-03", cpp03, 30), ("CPP-04", cpp04, 35),
     ("CPP-05", cpp05, 35), ("CPP-06", cpp06, 30), ("CPP-07", cpp07, 60), ("CPP-08", cpp08, 45),
     ("CPP-09", cpp09, 70), ("CPP-10", cpp10, 50), ("CPP-11", cpp11, 40), ("CPP-12", cpp12, 40),
+    ("CPP-13", cpp13, 70),
 ]
+
+
+def cap_hb():
+    """capture only: a producer-only HEART_BEAT (a second producer started on a running client instance)"""
+    send_ok(name("TCPP", "HB"), "hb")  # the shared instance knows the broker now
+    p = Producer(name("PGCPP", "HB"))
+    _KEEP.append(p)
+    p.set_namesrv_addr(A.ns)
+    p.start()
+    time.sleep(1.0)
+    p.shutdown()
+    return "producer-only heartbeat sent"
+
+
+EXTRA = [("CAP-HB", cap_hb, 30)]  # run only when named in --only (compat-tests/cpp/capture-golden.sh)
 
 
 def emit(sid, status, ms, detail):
@@ -610,8 +715,8 @@ def main():
         for sid, fn, _ in SCENARIOS:
             print("%s\t%s" % (sid, fn.__doc__.strip()))
         return
-    for sid, fn, tmo in SCENARIOS:
-        if only and sid not in only:
+    for sid, fn, tmo in SCENARIOS + EXTRA:
+        if (only and sid not in only) or (not only and (sid, fn, tmo) in EXTRA):
             continue
         print("----- %s %s" % (sid, time.strftime("%H:%M:%S")), file=sys.stderr, flush=True)
         run_one(sid, fn, tmo)

@@ -1,13 +1,13 @@
 # shellcheck shell=bash
 # compat-tests/suites/cpp.sh — plug-in suite "cpp": the C++ SDK (rocketmq-client-cpp, the librocketmq bundled in the
-# PyPI wheel rocketmq==0.4.4) through its Python binding. Scenarios: compat-tests/cpp/scenarios.py (CPP-01..CPP-12,
+# PyPI wheel rocketmq==0.4.4) through its Python binding. Scenarios: compat-tests/cpp/scenarios.py (CPP-01..CPP-13,
 # `--list`); stored records are checked with a raw PULL (compat-tests/cpp/rawmq.py), not through the client under test.
 # Needs: python3 with venv + pip; cpp_setup makes compat-tests/.venv-cpp (idempotent, < 1 s when up to date).
 # Env: CPP_CONSUME_TIMEOUT (s, default 15) = how long a consumer scenario waits for its messages.
 PLUGIN_SUITES+=(cpp)
 CPP_WHEEL_VERSION=${CPP_WHEEL_VERSION:-0.4.4}
 CPP_VENV=${CPP_VENV:-$COMPAT_DIR/.venv-cpp}
-CPP_IDS=(CPP-01 CPP-02 CPP-03 CPP-04 CPP-05 CPP-06 CPP-07 CPP-08 CPP-09 CPP-10 CPP-11 CPP-12)
+CPP_IDS=(CPP-01 CPP-02 CPP-03 CPP-04 CPP-05 CPP-06 CPP-07 CPP-08 CPP-09 CPP-10 CPP-11 CPP-12 CPP-13)
 
 cpp_ids() { printf '%s\n' "${CPP_IDS[@]}"; }
 
