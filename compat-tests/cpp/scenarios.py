@@ -8,7 +8,6 @@ Prints one JSON line per scenario: {"id","client","status","ms","detail"} (inges
 has a hard timeout. What the broker STORED is checked with rawmq (raw PULL_MESSAGE, not the client under test).
 """
 import argparse
-import ctypes
 import json
 import os
 import random
