@@ -72,9 +72,10 @@ fn put_get_query_and_reopen() {
         (bad.status, bad.next_begin_offset),
         (GetMessageStatus::OFFSET_OVERFLOW_BADLY, 150)
     );
+    // a queue never written reads as Java's freshly created one
     assert_eq!(
         store.get_message("Nope", 0, 0, 10, 1 << 20, None).status,
-        GetMessageStatus::NO_MATCHED_LOGIC_QUEUE
+        GetMessageStatus::NO_MESSAGE_IN_QUEUE
     );
     let f = TagFilter(rmqd::store::util::java_hash("nomatch") as i64);
     let nm = store.get_message("TopicA", 0, 0, 10, 1 << 20, Some(&f));

@@ -64,8 +64,10 @@ impl MessageStore {
         filter: Option<&dyn MessageFilter>,
     ) -> GetMessageResult {
         let Some(cq) = self.inner.cqs.find(topic, queue_id) else {
+            // Java's store creates the queue on first look (`findConsumeQueue`), so a queue never
+            // written answers as an empty one: NO_MESSAGE_IN_QUEUE
             let next = self.correct_offset(offset, 0);
-            return GetMessageResult::new(GetMessageStatus::NO_MATCHED_LOGIC_QUEUE, next, 0, 0);
+            return GetMessageResult::new(GetMessageStatus::NO_MESSAGE_IN_QUEUE, next, 0, 0);
         };
         let (min, max) = (cq.min_offset_in_queue(), cq.max_offset_in_queue());
         if let Some((status, next)) = self.offset_outside_queue(offset, min, max) {
