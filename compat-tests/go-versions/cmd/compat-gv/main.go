@@ -9,7 +9,8 @@
 //
 //	{"id":"GV200-SYNC","client":"go-v2.0.0","status":"PASS|FAIL|SKIP","ms":1234,"detail":"..."}
 //
-// Scenario groups (each in its own child process, so a client panic or hang cannot take the others down):
+// Scenario groups (each in its own child process, so a client panic or hang cannot take the others down; the three
+// run concurrently):
 //
 //	send: SYNC ASYNC ONEWAY BATCH PUSH PULL POLL — the sends go to one topic; a clustering push consumer then has to
 //	      receive every message exactly once with its fields intact (the send scenarios are judged on their own
@@ -103,7 +104,11 @@ var emitMu sync.Mutex
 func emit(short, status string, ms int64, detail string) {
 	emitMu.Lock()
 	defer emitMu.Unlock()
-	fmt.Printf(`{"id":%s,"client":%s,"status":%s,"ms":%d,"detail":%s}`+"\n", jstr(fullID(short)), jstr("go-"+clientVer),
+	fmt.Println(line(short, status, ms, detail))
+}
+
+func line(short, status string, ms int64, detail string) string {
+	return fmt.Sprintf(`{"id":%s,"client":%s,"status":%s,"ms":%d,"detail":%s}`, jstr(fullID(short)), jstr("go-"+clientVer),
 		jstr(status), ms, jstr(detail))
 }
 
@@ -180,35 +185,55 @@ func main() {
 			want[id] = true
 		}
 	}
-	failed := false
-	for _, g := range groups {
+	if *group != "" { // child: run that group here
+		for _, g := range groups {
+			if g.name == *group {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(float64(g.tmo)*cfg.scale))
+				g.fn(ctx, want)
+				cancel()
+			}
+		}
+		return
+	}
+	// parent: one child process per group, all at once (separate topics and groups; mostly waiting), lines relayed
+	// in group order
+	type childOut struct {
+		lines []string
+		ok    bool
+	}
+	outs := make([]chan childOut, len(groups))
+	for i, g := range groups {
 		var ids []string
 		for _, id := range g.ids {
 			if want[id] {
 				ids = append(ids, id)
 			}
 		}
-		if len(ids) == 0 || (*group != "" && *group != g.name) {
+		outs[i] = make(chan childOut, 1)
+		if len(ids) == 0 {
+			outs[i] <- childOut{nil, true}
 			continue
 		}
-		tmo := time.Duration(float64(g.tmo) * cfg.scale)
-		if *group != "" { // child: run it here
-			ctx, cancel := context.WithTimeout(context.Background(), tmo)
-			g.fn(ctx, want)
-			cancel()
-			continue
+		go func(ch chan childOut, name string, ids []string, tmo time.Duration) {
+			lines, ok := runChild(name, ids, tmo, *run, *logPath)
+			ch <- childOut{lines, ok}
+		}(outs[i], g.name, ids, time.Duration(float64(g.tmo)*cfg.scale)+20*time.Second)
+	}
+	failed := false
+	for _, ch := range outs {
+		o := <-ch
+		for _, l := range o.lines {
+			fmt.Println(l)
 		}
-		if !runChild(g.name, ids, tmo+20*time.Second, *run, *logPath) {
-			failed = true
-		}
+		failed = failed || !o.ok
 	}
 	if failed {
 		os.Exit(1)
 	}
 }
 
-// runChild re-executes this binary for one group and relays its lines; ids it did not report become FAIL.
-func runChild(group string, ids []string, tmo time.Duration, run, logPath string) bool {
+// runChild re-executes this binary for one group and returns its result lines; ids it did not report become FAIL.
+func runChild(group string, ids []string, tmo time.Duration, run, logPath string) ([]string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), tmo)
 	defer cancel()
 	args := []string{"-ns", cfg.ns, "-broker", cfg.broker, "-broker-name", cfg.brokerName, "-run", run,
@@ -220,13 +245,14 @@ func runChild(group string, ids []string, tmo time.Duration, run, logPath string
 	err := cmd.Run()
 	seen := map[string]bool{}
 	ok := true
+	var lines []string
 	for _, l := range strings.Split(stdout.String(), "\n") {
 		var r struct {
 			ID     string `json:"id"`
 			Status string `json:"status"`
 		}
 		if json.Unmarshal([]byte(l), &r) == nil && r.ID != "" {
-			fmt.Println(l)
+			lines = append(lines, l)
 			seen[r.ID] = true
 			if r.Status != "PASS" {
 				ok = false
@@ -244,11 +270,11 @@ func runChild(group string, ids []string, tmo time.Duration, run, logPath string
 	for _, id := range ids {
 		if !seen[fullID(id)] {
 			ok = false
-			emit(id, "FAIL", time.Since(t0).Milliseconds(),
-				fmt.Sprintf("group %s ended without reporting it (%v): %s", group, err, tail))
+			lines = append(lines, line(id, "FAIL", time.Since(t0).Milliseconds(),
+				fmt.Sprintf("group %s ended without reporting it (%v): %s", group, err, tail)))
 		}
 	}
-	return ok
+	return lines, ok
 }
 
 // ------------------------------------------------------------------------------------------------------------------

@@ -154,3 +154,42 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-time.After(d):
 	}
 }
+
+// queryConsumerOffset: QUERY_CONSUMER_OFFSET (14) on cfg.broker; -1 when the broker has none (QUERY_NOT_FOUND 22).
+func queryConsumerOffset(group, topic string, queueID int) (int64, error) {
+	r, err := rawInvoke(cfg.broker, 14, map[string]string{"consumerGroup": group, "topic": topic,
+		"queueId": strconv.Itoa(queueID)}, nil, 5*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	if r.Code == 22 {
+		return -1, nil
+	}
+	if r.Code != 0 {
+		return 0, fmt.Errorf("QUERY_CONSUMER_OFFSET code %d %s", r.Code, r.Remark)
+	}
+	return strconv.ParseInt(r.ExtFields["offset"], 10, 64)
+}
+
+// waitCommitted polls until the broker's committed offset of every queue in want equals it (max wait).
+func waitCommitted(ctx context.Context, group, topic string, want map[int]int64, max time.Duration) (map[int]int64, error) {
+	end := time.Now().Add(max)
+	got := map[int]int64{}
+	for {
+		same := true
+		for q, w := range want {
+			o, err := queryConsumerOffset(group, topic, q)
+			if err != nil {
+				return got, err
+			}
+			got[q] = o
+			if o != w {
+				same = false
+			}
+		}
+		if same || time.Now().After(end) || ctx.Err() != nil {
+			return got, nil
+		}
+		sleepCtx(ctx, 200*time.Millisecond)
+	}
+}
