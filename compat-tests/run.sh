@@ -27,6 +27,7 @@ export RUN_DIR=${RUN_DIR:-$COMPAT_DIR/.run/run-$(date +%Y%m%d-%H%M%S)}
 # Plug-in suites: compat-tests/suites/<name>.sh appends <name> to PLUGIN_SUITES and defines
 #   suite_<name> <broker addr>   run once per broker while that broker is up (record ... for each scenario)
 #   <name>_ids                   prints the scenario ids (failed at once when the broker does not start)
+#   <name>_client_of <id>        (optional) the client column of a scenario, e.g. java-4.4.0
 # and may define <name>_setup (installs what it needs; .ci/run calls compat-tests/suites/setup-all.sh).
 PLUGIN_SUITES=()
 for f in "$COMPAT_DIR"/suites/*.sh; do
@@ -83,7 +84,11 @@ fail_all() { # fail_all <detail> ids...
   local d=$1 i; shift
   for i in "$@"; do record "$i" "$(client_of "$i")" FAIL 0 "$d"; done
 }
-client_of() { case $1 in G*|NS-A06) echo go ;; X*|SW-LIVE) echo go+java ;; M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac; }
+client_of() {
+  # a plug-in suite names its own clients (<suite>_client_of <id>)
+  if declare -F "${CUR_SUITE}_client_of" > /dev/null; then "${CUR_SUITE}_client_of" "$1"; return; fi
+  case $1 in G*|NS-A06) echo go ;; X*|SW-LIVE) echo go+java ;; M*) echo mqadmin ;; NS-A0[2-5]|NS-B) echo mqadmin ;; *) echo java ;; esac
+}
 
 # run_main <timeout_s> <label-map> <jvm opts...> -- <Main args incl. --only>
 # Parses the JSON lines; scenarios that never reported (JVM crash / timeout) are FAILed.

@@ -39,3 +39,4 @@ suite_cpp() { # suite_cpp <broker addr>
     --run-id "${RID}c${CUR_BROKER:0:1}" --only "$ids" > "$out" 2> "$RUN_DIR/cpp-$CUR_BROKER.err"
   ingest_json_lines "$out" "$ids" "cpp-$CPP_WHEEL_VERSION"
 }
+cpp_client_of() { echo "cpp-$CPP_WHEEL_VERSION"; }

@@ -60,3 +60,7 @@ suite_goversions() { # suite_goversions <broker addr>
     log "goversions: rocketmq-client-go $v on $CUR_BROKER took $((SECONDS - t0)) s"
   done
 }
+goversions_client_of() { # GV200-SYNC -> go-v2.0.0
+  local p=${1%%-*}; p=${p#GV}
+  echo "go-v${p:0:1}.${p:1:1}.${p:2}"
+}
