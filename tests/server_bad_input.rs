@@ -128,6 +128,52 @@ async fn malformed_frames_close_only_their_connection() {
     broker.shutdown().await;
 }
 
+/// A request with `n` distinct extFields, in either serialization.
+fn many_ext_fields(n: usize, st: SerializeType) -> RemotingCommand {
+    let mut cmd = unknown_code_request(9);
+    cmd.serialize_type = st;
+    let ext = cmd.ext_mut();
+    for i in 0..n {
+        ext.push_unchecked(&format!("k{i}"), "v");
+    }
+    cmd
+}
+
+/// Work per frame is bounded: a header with 100k distinct extFields (1.3 MB, far under the frame
+/// limit) used to take seconds of CPU to decode; it is refused at the 1025th entry, and a header
+/// over 1 MiB is refused before it is parsed. Only the sender's connection closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_headers_are_refused_without_stalling_others() {
+    let broker = start_broker().await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut healthy = RawClient::connect(addr);
+        for st in [SerializeType::Json, SerializeType::RocketMq] {
+            let ok = healthy.call(&many_ext_fields(1024, st));
+            assert_eq!(
+                (ok.opaque, ok.code),
+                (9, 3),
+                "{st:?}: 1024 extFields are served"
+            );
+            for n in [1025, 100_000] {
+                let mut bad = RawClient::connect(addr);
+                bad.send(&many_ext_fields(n, st));
+                assert!(bad.is_closed_by_server(), "{st:?}: {n} extFields");
+                assert_eq!(healthy.call(&unknown_code_request(10)).opaque, 10);
+            }
+        }
+        let mut long = unknown_code_request(11);
+        long.remark = Some("x".repeat(1024 * 1024 + 1));
+        let mut bad = RawClient::connect(addr);
+        bad.send(&long);
+        assert!(bad.is_closed_by_server(), "a header over 1 MiB");
+        assert_eq!(healthy.call(&unknown_code_request(12)).opaque, 12);
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipelined_requests_all_answered_by_opaque() {
     let broker = start_broker().await;

@@ -83,6 +83,52 @@ impl<K> Pairs<K> {
         }
     }
 
+    /// Appends a pair without looking for its key; [`Self::dedup_keep_last`] restores unique
+    /// keys afterwards. For decoders, which would otherwise scan once per pair.
+    pub fn push_unchecked(&mut self, key: &str, value: &str) {
+        let key = self.push_str(key);
+        let value = self.push_str(value);
+        self.spans.push(Span { key, value });
+    }
+
+    /// Makes keys unique as a sequence of [`Self::insert`]s would: each key at its first
+    /// position with its last value. O(n log n).
+    pub fn dedup_keep_last(&mut self) {
+        let n = self.spans.len();
+        if n < 2 {
+            return;
+        }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        // stable: equal keys stay in arrival order
+        order.sort_by(|&a, &b| {
+            self.key(&self.spans[a as usize])
+                .cmp(self.key(&self.spans[b as usize]))
+        });
+        let mut keep = vec![true; n];
+        let mut run = 0;
+        while run < n {
+            let first = order[run] as usize;
+            let mut end = run + 1;
+            while end < n
+                && self.key(&self.spans[order[end] as usize]) == self.key(&self.spans[first])
+            {
+                keep[order[end] as usize] = false;
+                end += 1;
+            }
+            let last = order[end - 1] as usize;
+            self.spans[first].value = self.spans[last].value;
+            run = end;
+        }
+        if keep.iter().all(|k| *k) {
+            return;
+        }
+        let mut i = 0;
+        self.spans.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+    }
+
     pub fn remove(&mut self, key: &str) -> Option<String> {
         let i = self.position(key)?;
         let s = self.spans.remove(i);
@@ -121,7 +167,9 @@ impl<K> Clone for Pairs<K> {
 impl<K, Key: AsRef<str>, V: AsRef<str>> FromIterator<(Key, V)> for Pairs<K> {
     fn from_iter<I: IntoIterator<Item = (Key, V)>>(iter: I) -> Self {
         let mut p = Self::new();
-        iter.into_iter().for_each(|(k, v)| p.insert(k, v));
+        iter.into_iter()
+            .for_each(|(k, v)| p.push_unchecked(k.as_ref(), v.as_ref()));
+        p.dedup_keep_last();
         p
     }
 }
@@ -161,6 +209,37 @@ mod tests {
         assert_eq!(p.remove("bb"), None);
         assert_eq!(p.len(), 2);
         assert_eq!(p.get("c"), Some("3"));
+    }
+
+    #[test]
+    fn bulk_push_then_dedup_equals_inserts() {
+        // a pseudo-random sequence with many repeats, against insert one by one
+        let mut x = 7u32;
+        let seq: Vec<(String, String)> = (0..5000)
+            .map(|i| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                (format!("k{}", (x >> 16) % 700), format!("v{i}"))
+            })
+            .collect();
+        let mut one_by_one = Pairs::new();
+        let mut bulk = Pairs::new();
+        for (k, v) in &seq {
+            one_by_one.insert(k, v);
+            bulk.push_unchecked(k, v);
+        }
+        bulk.dedup_keep_last();
+        assert_eq!(bulk, one_by_one);
+        let collected: Pairs = seq.iter().map(|(k, v)| (k, v)).collect();
+        assert_eq!(collected, one_by_one);
+        let mut small = Pairs::new();
+        small.push_unchecked("b", "1");
+        small.push_unchecked("a", "2");
+        small.push_unchecked("b", "3");
+        small.dedup_keep_last();
+        assert_eq!(
+            small.iter().collect::<Vec<_>>(),
+            vec![("b", "3"), ("a", "2")]
+        );
     }
 
     #[test]

@@ -28,10 +28,11 @@ impl Properties {
         for pair in s.split(PROPERTY_SEPARATOR) {
             if let Some((k, v)) = pair.split_once(NAME_VALUE_SEPARATOR) {
                 if !k.is_empty() && !v.is_empty() {
-                    props.insert(k, v);
+                    props.push_unchecked(k, v);
                 }
             }
         }
+        props.dedup_keep_last();
         props
     }
 

@@ -15,6 +15,13 @@ use super::serialize::{json, rocketmq};
 /// Largest `len` value accepted: Java's 16 MiB frame limit minus the length field itself.
 pub const MAX_FRAME_LENGTH: usize = 16 * 1024 * 1024 - 4;
 
+/// Most bytes of one header. Clients' headers are a few hundred bytes; the largest legitimate
+/// one is a send whose `properties` field carries up to 32 KiB (the stored message's limit).
+pub const MAX_HEADER_LENGTH: usize = 1024 * 1024;
+
+/// Most `extFields` entries of one header (Java's requests carry at most a few dozen).
+pub const MAX_EXT_FIELDS: usize = 1024;
+
 /// Decodes complete frames from a buffer; `Ok(None)` while a frame is incomplete.
 #[derive(Debug, Clone)]
 pub struct FrameCodec {
@@ -76,6 +83,12 @@ pub fn decode_command(mut frame: Bytes) -> Result<RemotingCommand, RemotingError
         return Err(RemotingError::HeaderLength {
             header_length,
             frame_length,
+        });
+    }
+    if header_length > MAX_HEADER_LENGTH {
+        return Err(RemotingError::HeaderTooLong {
+            header_length,
+            max: MAX_HEADER_LENGTH,
         });
     }
     let header = frame.split_to(header_length);

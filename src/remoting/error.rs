@@ -11,6 +11,10 @@ pub enum RemotingError {
         header_length: usize,
         frame_length: usize,
     },
+    #[error("header of {header_length} bytes is over the {max}-byte limit")]
+    HeaderTooLong { header_length: usize, max: usize },
+    #[error("header carries more than {max} extFields")]
+    TooManyExtFields { max: usize },
     #[error("unknown serialize type {0}")]
     SerializeType(u8),
     #[error("bad JSON header: {0}")]

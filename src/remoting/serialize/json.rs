@@ -7,6 +7,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::remoting::codec::MAX_EXT_FIELDS;
 use crate::remoting::command::{ExtFields, LanguageCode, RemotingCommand, SerializeType};
 use crate::remoting::error::RemotingError;
 
@@ -324,17 +325,26 @@ impl<'de> Deserialize<'de> for Ext {
                 Ok(Ext::Absent)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ext, A::Error> {
-                let mut pairs: Vec<(String, String)> = Vec::with_capacity(16);
+                // every entry in arrival order, then one stable sort: the last entry of a key
+                // wins and a null removes it, in O(n log n) for n entries
+                let mut all: Vec<(String, Option<String>)> = Vec::with_capacity(16);
                 while let Some(key) = map.next_key::<String>()? {
-                    let value = map.next_value::<Scalar>()?.into_text();
-                    let at = pairs.binary_search_by(|(k, _)| k.as_str().cmp(&key));
-                    match (at, value) {
-                        (Ok(i), Some(v)) => pairs[i].1 = v,
-                        (Ok(i), None) => {
-                            pairs.remove(i);
-                        }
-                        (Err(i), Some(v)) => pairs.insert(i, (key, v)),
-                        (Err(_), None) => {}
+                    if all.len() >= MAX_EXT_FIELDS {
+                        return Err(de::Error::custom(RemotingError::TooManyExtFields {
+                            max: MAX_EXT_FIELDS,
+                        }));
+                    }
+                    all.push((key, map.next_value::<Scalar>()?.into_text()));
+                }
+                all.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut pairs: Vec<(String, String)> = Vec::with_capacity(all.len());
+                let mut entries = all.into_iter().peekable();
+                while let Some((key, value)) = entries.next() {
+                    if entries.peek().is_some_and(|(next, _)| *next == key) {
+                        continue;
+                    }
+                    if let Some(v) = value {
+                        pairs.push((key, v));
                     }
                 }
                 Ok(Ext::Object(pairs))

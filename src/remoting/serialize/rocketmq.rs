@@ -6,6 +6,7 @@
 //! ```
 //! A zero-length string decodes as absent, as in Java.
 
+use crate::remoting::codec::MAX_EXT_FIELDS;
 use crate::remoting::command::{ExtFields, LanguageCode, RemotingCommand, SerializeType};
 use crate::remoting::error::RemotingError;
 
@@ -71,9 +72,16 @@ pub fn decode_header(bytes: &[u8]) -> Result<RemotingCommand, RemotingError> {
             });
         }
         if let (Some(k), Some(v)) = (key, val) {
-            ext.insert(k, v);
+            if ext.len() >= MAX_EXT_FIELDS {
+                return Err(RemotingError::TooManyExtFields {
+                    max: MAX_EXT_FIELDS,
+                });
+            }
+            ext.push_unchecked(k, v);
         }
     }
+    // one sort instead of a scan per entry: linear-logarithmic in what the frame carries
+    ext.dedup_keep_last();
     Ok(RemotingCommand {
         code,
         language,
