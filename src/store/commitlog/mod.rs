@@ -497,11 +497,15 @@ impl CommitLog {
             _ => self.new_or_last_file()?,
         };
         let remaining = file.remaining();
+        // files this store created are allocated whole; a loaded one (Java's, or sparse) is
+        // allocated as appends reach it, so a full disk refuses the put instead of faulting
         if len + END_FILE_MIN_BLANK_LENGTH <= remaining {
+            file.reserve(file.wrote_position() + len + END_FILE_MIN_BLANK_LENGTH)?;
             st.current = Some(file);
             return Ok(());
         }
         if remaining >= END_FILE_MIN_BLANK_LENGTH {
+            file.reserve(file.size())?;
             file.append(&record::blank_record(remaining));
         }
         file.mark_full();

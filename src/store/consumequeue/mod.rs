@@ -118,7 +118,7 @@ impl ConsumeQueue {
         ConsumeQueue {
             topic: topic.to_string(),
             queue_id,
-            queue: queue.without_readahead(),
+            queue: queue.without_readahead().sparse_files(),
             max_physic_offset: AtomicI64::new(-1),
             min_logic_offset: AtomicI64::new(0),
             last_store_ts: AtomicI64::new(0),
@@ -249,7 +249,9 @@ impl ConsumeQueue {
 
     /// True when the next unit goes into a file that already exists (no file to create).
     pub fn has_room(&self) -> bool {
-        self.queue.last_file().is_some_and(|f| !f.is_full())
+        self.queue
+            .last_file()
+            .is_some_and(|f| !f.is_full() && f.is_reserved(f.wrote_position() + CQ_UNIT_SIZE))
     }
 
     /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
@@ -270,6 +272,7 @@ impl ConsumeQueue {
         if expect > current {
             tracing::error!(topic = %self.topic, queue = self.queue_id, expect, current, "[BUG] consume queue gap; writing at the current end");
         }
+        file.reserve(file.wrote_position() + CQ_UNIT_SIZE)?;
         file.append(&unit.encode());
         self.max_physic_offset.store(unit.end(), Ordering::Release);
         self.last_store_ts.store(store_ts, Ordering::Release);
@@ -278,6 +281,7 @@ impl ConsumeQueue {
 
     fn fill_pre_blank(&self, expect: i64) -> Result<()> {
         let file = self.queue.last_file_or_create(expect)?;
+        file.reserve(((expect - file.from_offset()).max(0) as usize).min(file.size()))?;
         let filler = FILLER.encode();
         while file.from_offset() + (file.wrote_position() as i64) < expect {
             file.append(&filler);

@@ -116,7 +116,13 @@ impl IndexFile {
         entries: usize,
         prev_end: Option<(i64, i64)>,
     ) -> Result<Self> {
-        let map = MutMap::open(path, index_file_size(slots, entries), true)?;
+        let mut map = MutMap::open(path, index_file_size(slots, entries), true)?;
+        // the header and every hash slot (written at random), then entries as they come
+        if let Err(e) = map.reserve(INDEX_HEADER_SIZE + slots * HASH_SLOT_SIZE) {
+            drop(map);
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
         let mut f = IndexFile {
             map,
             slots,
@@ -175,11 +181,15 @@ impl IndexFile {
         INDEX_HEADER_SIZE + self.slots * HASH_SLOT_SIZE + n * INDEX_ENTRY_SIZE
     }
 
-    /// Adds one key (Java `IndexFile.putKey`). False when the file is full.
-    pub fn put_key(&mut self, hash: i32, phy: i64, store_ts: i64) -> bool {
+    /// Adds one key (Java `IndexFile.putKey`). False when the file is full; an error when the
+    /// disk has no block for the entry (nothing is written then).
+    pub fn put_key(&mut self, hash: i32, phy: i64, store_ts: i64) -> Result<bool> {
         if self.is_full() {
-            return false;
+            return Ok(false);
         }
+        // a loaded file may be sparse anywhere: the first put reserves it from 0
+        let end = self.entry_pos(self.header.index_count as usize) + INDEX_ENTRY_SIZE;
+        self.map.reserve(end)?;
         let slot_pos = INDEX_HEADER_SIZE + (hash as usize % self.slots) * HASH_SLOT_SIZE;
         let mut slot_value = self.read_i32(slot_pos);
         if slot_value <= 0 || slot_value > self.header.index_count {
@@ -210,7 +220,7 @@ impl IndexFile {
         self.header.end_phy_offset = phy;
         self.header.end_timestamp = store_ts;
         self.write_header();
-        true
+        Ok(true)
     }
 
     /// Collects offsets whose entry hash is `hash` and time is within [begin, end] (§5.5).
@@ -293,7 +303,7 @@ mod tests {
         let mut f = IndexFile::create(&dir.path().join("1"), 4, 16, None).unwrap();
         // Hashes 4, 8, 12 share slot 0: the chain is 3 -> 2 -> 1.
         for (h, phy) in [(4, 100), (8, 200), (12, 300)] {
-            assert!(f.put_key(h, phy, 1_000_000));
+            assert!(f.put_key(h, phy, 1_000_000).unwrap());
         }
         // Entry 2 now points forward to 3: a cycle 3 -> 2 -> 3 (Java's walk never ends).
         let ep = f.entry_pos(2) + 16;

@@ -155,7 +155,7 @@ impl IndexService {
                 files.push(IndexFile::create(&path, self.slots, self.entries, prev)?);
             }
             if let Some(f) = files.last_mut() {
-                if f.put_key(hash, phy, ts) {
+                if f.put_key(hash, phy, ts)? {
                     return Ok(());
                 }
             }

@@ -28,6 +28,10 @@ pub use queue::MappedFileQueue;
 /// OS page size assumed by flush accounting (Java uses 4 KiB too).
 pub const OS_PAGE_SIZE: usize = 4096;
 
+/// How far ahead of its writes a file created sparse ([`MappedFile::create_sparse`]) is
+/// allocated: one `fallocate` per this many bytes written.
+pub const ALLOCATE_AHEAD: usize = 1024 * 1024;
+
 /// A mapped commit-log / consume-queue file.
 pub struct MappedFile {
     path: PathBuf,
@@ -46,6 +50,9 @@ pub struct MappedFile {
     /// STORETIMESTAMP of the last record appended (commit log) for the checkpoint.
     last_store_ts: AtomicI64,
     deleted: AtomicBool,
+    /// Bytes from 0 known to have their blocks allocated: writes below it cannot fault on a full
+    /// disk ([`Self::reserve`] raises it).
+    allocated: AtomicUsize,
 }
 
 impl std::fmt::Debug for MappedFile {
@@ -60,7 +67,31 @@ impl std::fmt::Debug for MappedFile {
 impl MappedFile {
     /// Creates (or opens and extends) `path` at exactly `size` bytes and maps it. Positions start
     /// at 0 for a new file; `open_existing` maps a loaded file with positions at `size`.
+    /// Every block is allocated before the file is mapped (a full disk fails here, with the file
+    /// removed again if this call created it, instead of faulting a later write).
     pub fn create(path: &Path, from_offset: i64, size: usize) -> Result<Arc<Self>> {
+        let existed = path.exists();
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| StoreError::io(path, e))?;
+        if let Err(e) = os::allocate(&file, size as u64) {
+            if !existed {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(StoreError::io(path, e));
+        }
+        let f = Self::map(path, file, from_offset, size, 0)?;
+        f.allocated.store(size, Ordering::Release);
+        Ok(f)
+    }
+
+    /// Creates `path` sized but sparse: for files with many siblings that may stay nearly empty
+    /// (consume queues), whose writers [`Self::reserve`] each stretch before writing it.
+    pub fn create_sparse(path: &Path, from_offset: i64, size: usize) -> Result<Arc<Self>> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -71,6 +102,29 @@ impl MappedFile {
         file.set_len(size as u64)
             .map_err(|e| StoreError::io(path, e))?;
         Self::map(path, file, from_offset, size, 0)
+    }
+
+    /// Makes sure the blocks of `[0, end)` are allocated, allocating up to [`ALLOCATE_AHEAD`]
+    /// past `end` at once: a full disk fails here (ENOSPC), never as SIGBUS in a mapped write.
+    pub fn reserve(&self, end: usize) -> Result<()> {
+        let have = self.allocated.load(Ordering::Acquire);
+        if end <= have {
+            return Ok(());
+        }
+        let target = end
+            .div_ceil(ALLOCATE_AHEAD)
+            .saturating_mul(ALLOCATE_AHEAD)
+            .min(self.size)
+            .max(end.min(self.size));
+        os::allocate_range(&self.file, have as u64, (target - have) as u64)
+            .map_err(|e| StoreError::io(&self.path, e))?;
+        self.allocated.fetch_max(target, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Whether `[0, end)` is allocated already (no `fallocate` needed to write below it).
+    pub fn is_reserved(&self, end: usize) -> bool {
+        end <= self.allocated.load(Ordering::Acquire)
     }
 
     /// Maps an existing file that must be exactly `size` bytes; all of it counts as written
@@ -110,6 +164,7 @@ impl MappedFile {
             write_lock: Mutex::new(()),
             last_store_ts: AtomicI64::new(0),
             deleted: AtomicBool::new(false),
+            allocated: AtomicUsize::new(0),
         }))
     }
 

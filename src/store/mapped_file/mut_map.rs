@@ -13,6 +13,9 @@ use crate::store::error::{Result, StoreError};
 pub struct MutMap {
     path: PathBuf,
     map: MmapMut,
+    file: std::fs::File,
+    /// Bytes from 0 whose blocks are known allocated ([`Self::reserve`]).
+    allocated: usize,
 }
 
 impl MutMap {
@@ -28,6 +31,7 @@ impl MutMap {
             .map_err(|e| StoreError::io(path, e))?;
         let len = file.metadata().map_err(|e| StoreError::io(path, e))?.len();
         if len == 0 && create {
+            // sparse, as Java's; writers `reserve` what they are about to write
             file.set_len(size as u64)
                 .map_err(|e| StoreError::io(path, e))?;
         } else if len != size as u64 {
@@ -50,7 +54,31 @@ impl MutMap {
         Ok(MutMap {
             path: path.to_path_buf(),
             map,
+            file,
+            allocated: 0,
         })
+    }
+
+    /// Makes sure the blocks of `[0, end)` are allocated (up to `ALLOCATE_AHEAD` more at once),
+    /// so a write below `end` cannot fault on a full disk: that fails here, as ENOSPC.
+    pub fn reserve(&mut self, end: usize) -> Result<()> {
+        if end <= self.allocated {
+            return Ok(());
+        }
+        let size = self.map.len();
+        let ahead = super::ALLOCATE_AHEAD;
+        let target = end
+            .div_ceil(ahead)
+            .saturating_mul(ahead)
+            .clamp(end.min(size), size);
+        super::os::allocate_range(
+            &self.file,
+            self.allocated as u64,
+            (target - self.allocated) as u64,
+        )
+        .map_err(|e| StoreError::io(&self.path, e))?;
+        self.allocated = target;
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {

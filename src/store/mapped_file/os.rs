@@ -37,6 +37,34 @@ fn set_lock(file: &File, cmd: libc::c_int) -> io::Result<bool> {
     }
 }
 
+/// Sizes `file` to `len` bytes with every block allocated (posix_fallocate), so writes through a
+/// mapping can never meet a hole the file system cannot fill: a full disk shows here as ENOSPC,
+/// not later as SIGBUS inside a mapped write. Where the file system cannot preallocate
+/// (EOPNOTSUPP, EINVAL) the file is only sized and stays sparse.
+pub fn allocate(file: &File, len: u64) -> io::Result<()> {
+    file.set_len(len)?;
+    allocate_range(file, 0, len)
+}
+
+/// Allocates the blocks of `[from, from + len)` of `file` (already sized); see [`allocate`].
+pub fn allocate_range(file: &File, from: u64, len: u64) -> io::Result<()> {
+    let bad = |_| io::Error::from(io::ErrorKind::InvalidInput);
+    let (from, len) = (
+        libc::off_t::try_from(from).map_err(bad)?,
+        libc::off_t::try_from(len).map_err(bad)?,
+    );
+    if len == 0 {
+        return Ok(());
+    }
+    // SAFETY: fd is a valid open descriptor owned by `file`; posix_fallocate only allocates.
+    let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), from, len) };
+    match rc {
+        0 => Ok(()),
+        libc::EOPNOTSUPP | libc::EINVAL => Ok(()),
+        e => Err(io::Error::from_raw_os_error(e)),
+    }
+}
+
 /// Seconds east of UTC of the local time zone at `epoch_secs` (0 if unknown).
 pub fn utc_offset_secs(epoch_secs: i64) -> i64 {
     let t: libc::time_t = epoch_secs as libc::time_t;

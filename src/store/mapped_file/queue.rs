@@ -24,6 +24,8 @@ pub struct MappedFileQueue {
     flushes: AtomicU64,
     /// Files this queue creates are mapped without fault readahead (see `without_readahead`).
     no_readahead: bool,
+    /// Files this queue creates are sparse; writers reserve ahead (see `sparse_files`).
+    sparse: bool,
 }
 
 impl MappedFileQueue {
@@ -37,6 +39,7 @@ impl MappedFileQueue {
             flushed_where: AtomicI64::new(0),
             flushes: AtomicU64::new(0),
             no_readahead: false,
+            sparse: false,
         }
     }
 
@@ -56,10 +59,22 @@ impl MappedFileQueue {
         self
     }
 
+    /// Creates files sparse from now on (`MappedFile::create_sparse`): for queues of which there
+    /// may be thousands, most nearly empty (consume queues), so a file costs the disk what was
+    /// written to it, as in Java. Their writers `reserve` before each write.
+    pub fn sparse_files(mut self) -> Self {
+        self.sparse = true;
+        self
+    }
+
     fn create_file(&self, from: i64) -> Result<Arc<MappedFile>> {
         std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
         let path = self.dir.join(paths::offset_file_name(from));
-        let file = MappedFile::create(&path, from, self.file_size)?;
+        let file = if self.sparse {
+            MappedFile::create_sparse(&path, from, self.file_size)?
+        } else {
+            MappedFile::create(&path, from, self.file_size)?
+        };
         if self.no_readahead {
             file.advise_no_readahead();
         }
