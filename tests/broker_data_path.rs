@@ -417,3 +417,51 @@ async fn taken_vip_port_fails_the_start_with_advice() {
     // the main port was released again
     assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
 }
+
+/// QUERY_MESSAGE for a key carried by large messages answers with as many as fit in one frame
+/// the clients accept (16 MiB), not a frame they refuse.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_answer_fits_in_one_client_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker =
+        support::start_broker(dir.path(), &[("mappedFileSizeCommitLog", "67108864")]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "BIG", 1);
+        let body = vec![b'b'; 1024 * 1024];
+        for i in 0..20 {
+            let props = format!("KEYS\u{1}big\u{2}UNIQ_KEY\u{1}B{i:031}\u{2}");
+            let r = send_v2(&mut c, "BIG", 0, &body, &props);
+            assert_eq!(r.code, 0, "{:?}", r.remark);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let q = loop {
+            let q = c.call(&req(
+                RequestCode::QUERY_MESSAGE,
+                &[
+                    ("topic", "BIG"),
+                    ("key", "big"),
+                    ("maxNum", "32"),
+                    ("beginTimestamp", "0"),
+                    ("endTimestamp", "9999999999999"),
+                ],
+            ));
+            if q.code == 0 && records(&q.body.to_bytes()).len() >= 15 || Instant::now() > deadline {
+                break q;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(q.code, 0, "{:?}", q.remark);
+        let body = q.body.to_bytes();
+        assert!(
+            body.len() < rmqd::remoting::MAX_FRAME_LENGTH - 4096,
+            "{} bytes",
+            body.len()
+        );
+        assert_eq!(records(&body).len(), 15, "as many 1 MiB messages as fit");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

@@ -172,6 +172,8 @@ config_table! {
         "transactionCheckInterval" transaction_check_interval: u64 = 30_000;
         /// Store replies in `<cluster>_REPLY_TOPIC` as well as pushing them (Java default true).
         "storeReplyMessageEnable" store_reply_message_enable: bool = true;
+        /// Connections the kernel queues before they are accepted (Java's NettyServerConfig, 1024).
+        "serverSocketBacklog" server_socket_backlog: i32 = 1024;
         /// s of silence after which a connection is closed (120).
         "serverChannelMaxIdleTimeSeconds" server_channel_max_idle_time_seconds: u64 = 120;
         /// The trace topic's name (`RMQ_SYS_TRACE_TOPIC`).

@@ -253,6 +253,7 @@ impl BrokerController {
             s.idle_timeout = Duration::from_secs(c.server_channel_max_idle_time_seconds.max(1));
             s.max_connections = c.server_max_connections;
             s.max_in_flight = c.server_max_in_flight;
+            s.backlog = c.server_socket_backlog.max(1) as u32;
             s
         };
         let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });

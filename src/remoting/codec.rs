@@ -19,6 +19,9 @@ pub const MAX_FRAME_LENGTH: usize = 16 * 1024 * 1024 - 4;
 /// one is a send whose `properties` field carries up to 32 KiB (the stored message's limit).
 pub const MAX_HEADER_LENGTH: usize = 1024 * 1024;
 
+/// How much room a partly received frame makes ahead of the bytes that arrived.
+const RESERVE_AHEAD: usize = 64 * 1024;
+
 /// Most `extFields` entries of one header (Java's requests carry at most a few dozen).
 pub const MAX_EXT_FIELDS: usize = 1024;
 
@@ -58,7 +61,9 @@ impl FrameCodec {
         }
         let length = length as usize;
         if src.len() < 4 + length {
-            src.reserve(4 + length - src.len());
+            // grow with what arrives, not with what is announced: a peer that announces 16 MiB
+            // and sends 1 KiB costs 1 KiB (and the buffer's doubling), not 16 MiB
+            src.reserve((4 + length - src.len()).min(RESERVE_AHEAD));
             return Ok(None);
         }
         src.advance(4);

@@ -20,6 +20,12 @@ use super::{writer, RequestHandler};
 use crate::remoting::codec::CodecError;
 use crate::remoting::{FrameCodec, RemotingCommand, ResponseCode};
 
+/// A connection's read buffer to start with: a few requests; it doubles as bursts need.
+const READ_BUFFER: usize = 8 * 1024;
+
+/// Above this, an emptied read buffer is replaced by a small one (idle connections stay cheap).
+const RETAINED_READ_BUFFER: usize = 256 * 1024;
+
 /// How long a closing connection waits for its requests still running before its write side closes.
 const REQUESTS_DRAIN: Duration = Duration::from_secs(5);
 
@@ -34,6 +40,8 @@ pub struct ServerConfig {
     /// `serverChannelMaxIdleTimeSeconds`: a connection with nothing to read this long is closed.
     pub idle_timeout: Duration,
     pub max_frame_length: usize,
+    /// `serverSocketBacklog`: connections the kernel queues before they are accepted (1024).
+    pub backlog: u32,
 }
 
 impl ServerConfig {
@@ -44,6 +52,7 @@ impl ServerConfig {
             max_in_flight: 65_536,
             idle_timeout: Duration::from_secs(120),
             max_frame_length: crate::remoting::MAX_FRAME_LENGTH,
+            backlog: 1024,
         }
     }
 }
@@ -74,7 +83,15 @@ pub async fn serve<H: RequestHandler>(
     config: ServerConfig,
     handler: Arc<H>,
 ) -> std::io::Result<ServerHandle> {
-    let listener = TcpListener::bind(config.bind).await?;
+    let socket = if config.bind.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // as std's bind does on Unix: a restarted broker can listen while old connections linger
+    socket.set_reuseaddr(true)?;
+    socket.bind(config.bind)?;
+    let listener = socket.listen(config.backlog)?;
     let local_addr = listener.local_addr()?;
     let shutdown = CancellationToken::new();
     let tasks = TaskTracker::new();
@@ -149,7 +166,7 @@ impl<H: RequestHandler> Server<H> {
         let writer = tokio::spawn(writer::run(write, rx, closed.clone(), peer));
         let requests = TaskTracker::new();
         let codec = FrameCodec::with_max_frame_length(self.config.max_frame_length);
-        let mut frames = FramedRead::with_capacity(read, codec, 64 * 1024);
+        let mut frames = FramedRead::with_capacity(read, codec, READ_BUFFER);
         let reason = loop {
             let next = tokio::select! {
                 _ = self.shutdown.cancelled() => break "server shutting down".to_string(),
@@ -166,7 +183,14 @@ impl<H: RequestHandler> Server<H> {
                     tracing::warn!(%peer, reason = %e, "malformed frame, closing connection");
                     break format!("malformed frame: {e}");
                 }
-                Ok(Some(Ok(cmd))) => self.on_frame(&conn, &requests, cmd),
+                Ok(Some(Ok(cmd))) => {
+                    self.on_frame(&conn, &requests, cmd);
+                    // a large frame grew the buffer: give it back once nothing is pending
+                    let buf = frames.read_buffer_mut();
+                    if buf.is_empty() && buf.capacity() > RETAINED_READ_BUFFER {
+                        *buf = bytes::BytesMut::with_capacity(READ_BUFFER);
+                    }
+                }
             }
         };
         tracing::debug!(%peer, %local, conn = id, %reason, "connection closing");

@@ -22,7 +22,8 @@ pub(super) async fn run<W: AsyncWrite + Unpin>(
     closed: CancellationToken,
     peer: std::net::SocketAddr,
 ) {
-    let mut chunks: Vec<Bytes> = Vec::with_capacity(MAX_SLICES);
+    // grows to what the connection's bursts need (at most MAX_SLICES), nothing while idle
+    let mut chunks: Vec<Bytes> = Vec::new();
     loop {
         let first = tokio::select! {
             biased;

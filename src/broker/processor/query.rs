@@ -32,7 +32,7 @@ pub fn query_message(
     } else {
         h.max_num
     };
-    let r = ctx.store.query_message(
+    let mut r = ctx.store.query_message(
         &h.topic,
         &h.key,
         max_num.max(0) as usize,
@@ -49,7 +49,35 @@ pub fn query_message(
         header.write_to(response.ext_mut());
         return Ok(response);
     }
+    fit_in_one_frame(&mut r.messages);
     Ok(success_with(request, header).with_body(Body::from(r.messages)))
+}
+
+/// Room for a response body: the clients refuse frames over 16 MiB (Java's and Go's decoders),
+/// less room for the header.
+const MAX_RESPONSE_BODY: usize = crate::remoting::MAX_FRAME_LENGTH - 64 * 1024;
+
+/// Drops the messages after those that fit in one frame the clients accept (at least one is
+/// kept: a stored message is far smaller). Java answers with all of them, and a query for a key
+/// of large messages then reaches no client; fewer is what `maxNum` allows anyway.
+fn fit_in_one_frame(messages: &mut Vec<bytes::Bytes>) {
+    let mut total = 0usize;
+    let fits = messages
+        .iter()
+        .take_while(|m| {
+            total += m.len();
+            total <= MAX_RESPONSE_BODY
+        })
+        .count()
+        .max(1);
+    if fits < messages.len() {
+        tracing::debug!(
+            kept = fits,
+            found = messages.len(),
+            "QUERY_MESSAGE answer cut to one frame the clients accept"
+        );
+        messages.truncate(fits);
+    }
 }
 
 pub fn view_message_by_id(
