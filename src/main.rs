@@ -353,13 +353,21 @@ fn verify_store(cfg: &MessageStoreConfig) -> CliResult<()> {
         if report.abort_present { "present (last stop was not clean)" } else { "absent" },
     );
     for p in &report.problems {
-        println!("PROBLEM {} @ {}: {}", p.file.display(), p.offset, p.what);
+        let label = match p.severity {
+            rmqd::store::tools::Severity::Warning => "WARNING",
+            rmqd::store::tools::Severity::Error => "PROBLEM",
+        };
+        println!("{label} {} @ {}: {}", p.file.display(), p.offset, p.what);
     }
+    let warnings = report.problems.len() - report.errors();
     if report.is_ok() {
-        println!("store OK");
+        match warnings {
+            0 => println!("store OK"),
+            n => println!("store OK: {n} warnings, each repaired by recovery as the Java broker's"),
+        }
         Ok(())
     } else {
-        Err(CliError::StoreProblems(report.problems.len()))
+        Err(CliError::StoreProblems(report.errors()))
     }
 }
 

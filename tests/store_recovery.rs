@@ -200,3 +200,28 @@ fn garbage_units_in_a_consume_queue_file_recovery_does_not_scan_never_panic_a_pu
     assert!(!store.check_in_mem_by_consume_offset("T", 0, 6, 1));
     store.shutdown();
 }
+
+/// A store whose checkpoint never got a logics time (killed before its first consume-queue
+/// flush) and whose queues are complete: recovery re-dispatches nothing, and the next flush
+/// still records logicsMsgTimestamp, so the next abnormal recovery does not rescan everything.
+#[test]
+fn logics_timestamp_is_set_after_a_recovery_that_dispatched_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, _recs) = fill(dir.path(), 50);
+    let ckpt = dir.path().join("checkpoint");
+    let logics = |p: &Path| {
+        let b = std::fs::read(p).unwrap();
+        i64::from_be_bytes(b[8..16].try_into().unwrap())
+    };
+    assert!(logics(&ckpt) > 0);
+    write_at(&ckpt, 8, &0i64.to_be_bytes());
+    assert_eq!(logics(&ckpt), 0);
+    let store = MessageStore::open(cfg).unwrap();
+    store.flush_all().unwrap();
+    store.shutdown();
+    drop(store);
+    assert!(
+        logics(&ckpt) > 0,
+        "logicsMsgTimestamp still 0 after recovery and a flush"
+    );
+}

@@ -278,6 +278,13 @@ fn restore_offsets(inner: &StoreInner, process: i64, last_ts: i64) {
     };
     cl.set_queue_offsets(table, last_ts.max(ckpt_ts));
     cl.queue.set_flushed_where(process);
+    // every record up to `process` is in the consume queues now: the next consume-queue flush
+    // writes its time as logicsMsgTimestamp, even when recovery had nothing to re-dispatch
+    if process > min {
+        inner
+            .last_dispatched_ts
+            .fetch_max(last_ts, Ordering::AcqRel);
+    }
 }
 
 /// Where the index must be rebuilt from, if it lags the consume queues.

@@ -120,11 +120,13 @@ pub(crate) fn dispatch_record(
             tags_code: tags,
         };
         cq.put_unit(unit, rec.queue_offset, rec.store_timestamp)?;
-        inner
-            .last_dispatched_ts
-            .store(rec.store_timestamp, std::sync::atomic::Ordering::Release);
         arrival = Some((tags, cq.max_offset_in_queue()));
     }
+    // the consume queues cover this record now, whether its unit was written here or was there
+    // already (a recovery that re-dispatched nothing still moves logicsMsgTimestamp)
+    inner
+        .last_dispatched_ts
+        .store(rec.store_timestamp, std::sync::atomic::Ordering::Release);
     if let (true, Some((tags, max)), Some(l)) = (notify, arrival, inner.listener.read().as_ref()) {
         l(&MessageArrival {
             topic: rec.topic_str(),

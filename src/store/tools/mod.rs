@@ -18,12 +18,24 @@ use crate::store::util::props_iter;
 mod verify;
 pub use verify::verify;
 
-/// One problem: the file, the byte offset inside it, and what is wrong.
+/// One finding: the file, the byte offset inside it, what is wrong, and how bad it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub file: PathBuf,
     pub offset: u64,
     pub what: String,
+    pub severity: Severity,
+}
+
+/// How bad a finding is, measured by what recovery makes of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// Recovery repairs it as Java's does (a torn tail after a crash, units or index entries
+    /// still to dispatch, a checkpoint not yet written): nothing acknowledged is lost.
+    Warning,
+    /// Data would be lost or refused: a gap, a bad file size or name, records after corruption,
+    /// units or index entries pointing at the wrong record.
+    Error,
 }
 
 /// What `verify` found.
@@ -45,15 +57,30 @@ pub struct Report {
 }
 
 impl Report {
+    /// No errors (warnings are what recovery repairs).
     pub fn is_ok(&self) -> bool {
-        self.problems.is_empty()
+        self.errors() == 0
+    }
+
+    pub fn errors(&self) -> usize {
+        let errors = self.problems.iter();
+        errors.filter(|p| p.severity == Severity::Error).count()
     }
 
     pub(crate) fn problem(&mut self, file: &Path, offset: u64, what: impl Into<String>) {
+        self.push(file, offset, what.into(), Severity::Error);
+    }
+
+    pub(crate) fn warning(&mut self, file: &Path, offset: u64, what: impl Into<String>) {
+        self.push(file, offset, what.into(), Severity::Warning);
+    }
+
+    fn push(&mut self, file: &Path, offset: u64, what: String, severity: Severity) {
         self.problems.push(Problem {
             file: file.to_path_buf(),
             offset,
-            what: what.into(),
+            what,
+            severity,
         });
     }
 }

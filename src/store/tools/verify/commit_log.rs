@@ -19,6 +19,8 @@ struct CommitLogWalk {
     /// The data ended (END magic or an invalid record): later bytes are not records.
     ended: bool,
     last_ts: i64,
+    /// Walking the newest file, where a crash tears the last write.
+    last_file: bool,
 }
 
 /// Every commit-log file: names, sizes, gaps, then the records up to the end of data.
@@ -45,6 +47,7 @@ pub(super) fn verify_commit_log(
             continue;
         };
         let map = ReadOnlyMap::open(&path)?;
+        walk.last_file = i as u64 + 1 == total;
         check_commit_log_file(&path, from, map.len(), file_size, &mut walk, rep);
         rep.commit_log_files += 1;
         let crc = cfg.check_crc_on_recover;
@@ -102,15 +105,16 @@ fn verify_records(
             Ok(Decoded::End) => {
                 walk.ended = true;
                 if let Some(nz) = map[pos..].iter().position(|&b| b != 0) {
-                    rep.problem(path, pos as u64, format!(
+                    let what = format!(
                         "garbage after the last valid record (unknown magic, first non-zero byte at {}); recovery ends the data here",
                         pos + nz
-                    ));
+                    );
+                    tail_finding(rep, walk.last_file, path, pos, what);
                 }
             }
             Err(e) => {
                 let what = format!("invalid record: {e} (recovery truncates here)");
-                rep.problem(path, pos as u64, what);
+                tail_finding(rep, walk.last_file, path, pos, what);
                 walk.ended = true;
             }
         }
@@ -132,7 +136,22 @@ fn check_record(
         rep.problem(path, pos as u64, what);
     }
     if r.store_timestamp < walk.last_ts {
-        rep.problem(path, pos as u64, "STORETIMESTAMP decreases");
+        // the clock went back: recovery and reads do not care
+        rep.warning(path, pos as u64, "STORETIMESTAMP decreases");
     }
     walk.last_ts = r.store_timestamp;
+}
+
+/// The end of data: in the newest file that is where a crash tore the last write, which
+/// recovery cuts off as Java's does (a warning); in an older file the records after it are lost.
+fn tail_finding(rep: &mut Report, last_file: bool, path: &Path, pos: usize, what: String) {
+    if last_file {
+        rep.warning(path, pos as u64, what);
+    } else {
+        rep.problem(
+            path,
+            pos as u64,
+            format!("{what}; every later file is lost"),
+        );
+    }
 }

@@ -118,7 +118,7 @@ impl CqCheck<'_> {
                 }
                 // Damage, not the end: Java's recover ends the queue here when it scans
                 // this file (one of the last three); the units after it are checked on.
-                rep.problem(path, at as u64, format!(
+                rep.warning(path, at as u64, format!(
                     "unit {} is invalid (phyOffset {}, size {}) amid valid units; recovery ends the queue here if it scans this file",
                     first + k as i64,
                     i64::from_be_bytes(chunk[..8].try_into().unwrap_or_default()),

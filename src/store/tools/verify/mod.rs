@@ -11,7 +11,7 @@ mod index;
 
 use std::collections::HashMap;
 
-use super::{list_numeric, Problem, Progress, Report};
+use super::{list_numeric, Progress, Report};
 use crate::store::checkpoint;
 use crate::store::commitlog::record;
 use crate::store::config::MessageStoreConfig;
@@ -44,13 +44,14 @@ pub fn verify(cfg: &MessageStoreConfig, progress: Progress<'_>) -> Result<Report
     let index_expected = cfg.message_index_enable;
     if let Some(last_keyed) = seen.last_keyed.filter(|&k| index_expected && k > index_end) {
         let newest = list_numeric(&sp.index_dir()).pop().map(|(_, p)| p);
-        rep.problems.push(Problem {
-            offset: if newest.is_some() { 24 } else { 0 },
-            file: newest.unwrap_or_else(|| sp.index_dir()),
-            what: format!(
-                "records with keys up to commit-log offset {last_keyed} are not indexed (index ends at {index_end}); recovery must rebuild the index"
+        let file = newest.clone().unwrap_or_else(|| sp.index_dir());
+        rep.warning(
+            &file,
+            if newest.is_some() { 24 } else { 0 },
+            format!(
+                "records with keys up to commit-log offset {last_keyed} are not indexed (index ends at {index_end}); recovery rebuilds the index"
             ),
-        });
+        );
     }
     verify_checkpoint(&sp, &mut rep);
     Ok(rep)
@@ -111,16 +112,17 @@ fn missing_units(
             continue;
         }
         let file_start = have / per_file * per_file * CQ_UNIT_SIZE as i64;
-        rep.problems.push(Problem {
-            file: sp
-                .consume_queue_dir(topic, *qid)
-                .join(paths::offset_file_name(file_start)),
-            offset: (have * CQ_UNIT_SIZE as i64 - file_start) as u64,
-            what: format!(
-                "consume queue {topic}/{qid} ends at unit {have} but the commit log has records up to queue offset {}",
+        let file = sp
+            .consume_queue_dir(topic, *qid)
+            .join(paths::offset_file_name(file_start));
+        rep.warning(
+            &file,
+            (have * CQ_UNIT_SIZE as i64 - file_start) as u64,
+            format!(
+                "consume queue {topic}/{qid} ends at unit {have} but the commit log has records up to queue offset {}; recovery dispatches them",
                 next - 1
             ),
-        });
+        );
     }
 }
 
@@ -131,15 +133,13 @@ fn verify_checkpoint(sp: &StorePaths, rep: &mut Report) {
         return;
     };
     rep.checkpoint = checkpoint::decode(&b);
-    let mut bad = |offset: u64, what: String| {
-        rep.problems.push(Problem {
-            file: sp.checkpoint(),
-            offset,
-            what,
-        })
-    };
+    let path = sp.checkpoint();
     if b.len() != checkpoint::CHECKPOINT_SIZE {
-        bad(0, format!("checkpoint is {} bytes, expected 4096", b.len()));
+        rep.problem(
+            &path,
+            0,
+            format!("checkpoint is {} bytes, expected 4096", b.len()),
+        );
     }
     let horizon = crate::store::util::now_ms() + 86_400_000;
     let names = [
@@ -150,16 +150,19 @@ fn verify_checkpoint(sp: &StorePaths, rep: &mut Report) {
     for (i, name) in names.iter().enumerate() {
         let v = rep.checkpoint[i];
         if !(0..=horizon).contains(&v) {
-            bad(
+            rep.problem(
+                &path,
                 (i * 8) as u64,
                 format!("{name} {v} is not a plausible time"),
             );
         }
     }
     if rep.records > 0 && rep.checkpoint[..3].iter().all(|&v| v == 0) {
-        bad(
+        // a store killed before its first checkpoint flush: recovery scans it all, as Java's
+        rep.warning(
+            &path,
             0,
-            "checkpoint timestamps are all zero while the commit log has records; an abnormal recovery rescans the whole commit log".into(),
+            "checkpoint timestamps are all zero while the commit log has records; an abnormal recovery rescans the whole commit log",
         );
     }
 }
