@@ -465,3 +465,66 @@ async fn query_answer_fits_in_one_client_frame() {
     .unwrap();
     broker.shutdown().await;
 }
+
+/// Forced cleanup (disk pressure, files younger than fileReservedTime) says what it dropped:
+/// GET_BROKER_RUNTIME_INFO counts the files, the messages and, summed over consumer groups, the
+/// messages deleted before they were consumed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forced_cleanup_reports_unconsumed_messages_per_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = support::start_broker(dir.path(), &[("mappedFileSizeCommitLog", "65536")]).await;
+    let addr = broker.local_addr();
+    let c = tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "FORCED", 1);
+        let body = vec![b'f'; 1000];
+        for i in 0..300 {
+            let r = send_v2(
+                &mut c,
+                "FORCED",
+                0,
+                &body,
+                &format!("UNIQ_KEY\u{1}F{i:031}\u{2}"),
+            );
+            assert_eq!(r.code, 0, "{:?}", r.remark);
+        }
+        let upd = c.call(&req(
+            RequestCode::UPDATE_CONSUMER_OFFSET,
+            &[
+                ("consumerGroup", "SLOW"),
+                ("topic", "FORCED"),
+                ("queueId", "0"),
+                ("commitOffset", "10"),
+            ],
+        ));
+        assert_eq!(upd.code, 0);
+        c
+    })
+    .await
+    .unwrap();
+    // what a pass over diskSpaceCleanForciblyRatio does, right now (the files are minutes young)
+    let report = broker.ctx.store.delete_expired_files_now(true);
+    assert!(report.commit_log_files > 0, "{report:?}");
+    tokio::task::spawn_blocking(move || {
+        let mut c = c;
+        let min = c.call(&req(
+            RequestCode::GET_MIN_OFFSET,
+            &[("topic", "FORCED"), ("queueId", "0")],
+        ));
+        let min: i64 = min.ext("offset").unwrap().parse().unwrap();
+        assert!(min > 10, "first offset {min}");
+        let info = c.call(&req(RequestCode::GET_BROKER_RUNTIME_INFO, &[]));
+        let table = rmqd::remoting::body::kv_table::KVTable::decode(&info.body.to_bytes()).unwrap();
+        let get = |k: &str| -> i64 { table.table[k].parse().unwrap() };
+        assert!(get("rmqdForcedDeletedCommitLogFiles") >= report.commit_log_files as i64);
+        assert_eq!(get("rmqdForcedDeletedMessages"), min);
+        assert_eq!(
+            get("rmqdForcedDeletedUnconsumedMessages"),
+            min - 10,
+            "group SLOW was at 10"
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

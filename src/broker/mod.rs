@@ -43,8 +43,8 @@ use timer_message_service::TimerMessageService;
 use transaction::check_service::TransactionalMessageCheckService;
 
 use crate::store::config::MessageStoreConfig;
-use crate::store::MessageArrival;
 use crate::store::MessageStore;
+use crate::store::{ForcedDeletion, MessageArrival};
 
 /// Everything a processor may need, shared by all requests.
 pub struct BrokerContext {
@@ -70,6 +70,21 @@ pub struct BrokerContext {
 }
 
 impl BrokerContext {
+    /// A forced deletion (disk pressure) took messages: says, per consumer group, how many it had
+    /// not consumed yet, and counts them for GET_BROKER_RUNTIME_INFO.
+    fn count_forced_deletion(&self, forced: &ForcedDeletion) {
+        for (group, lost) in self.offsets.unconsumed_dropped(&forced.queues) {
+            tracing::warn!(
+                group = %group,
+                unconsumed = lost,
+                "forced cleanup deleted messages this consumer group had not consumed"
+            );
+            self.stats
+                .forced_unconsumed
+                .fetch_add(lost as u64, Ordering::Relaxed);
+        }
+    }
+
     pub fn broker_permission(&self) -> i32 {
         self.broker_permission.load(Ordering::Relaxed)
     }
@@ -218,6 +233,13 @@ impl BrokerController {
                 if let Some(ctx) = weak.upgrade() {
                     ctx.pull_hold
                         .notify_arrival(arrival.topic, arrival.queue_id);
+                }
+            }));
+        let weak = Arc::downgrade(&ctx);
+        ctx.store
+            .set_cleanup_listener(Arc::new(move |forced: &ForcedDeletion| {
+                if let Some(ctx) = weak.upgrade() {
+                    ctx.count_forced_deletion(forced);
                 }
             }));
         ctx.topics.persist()?;

@@ -13,6 +13,8 @@ const RING: usize = 601;
 pub struct BrokerStats {
     pub put_total: AtomicU64,
     pub get_total: AtomicU64,
+    /// Messages forced cleanup deleted before their groups consumed them (summed over groups).
+    pub forced_unconsumed: AtomicU64,
     ring: Mutex<VecDeque<(u64, u64)>>,
     days: Mutex<DayTotals>,
 }

@@ -90,6 +90,9 @@ pub struct StoreRuntimeInfo {
     pub earliest_message_time: i64,
     pub disk_full: bool,
     pub poisoned: bool,
+    /// Commit-log files deleted before they expired (disk pressure), and the messages in them.
+    pub forced_deleted_files: u64,
+    pub forced_deleted_messages: u64,
 }
 
 impl StoreRuntimeInfo {
@@ -114,6 +117,14 @@ impl StoreRuntimeInfo {
             (
                 "earliestMessageTimeStamp",
                 self.earliest_message_time.to_string(),
+            ),
+            (
+                "rmqdForcedDeletedCommitLogFiles",
+                self.forced_deleted_files.to_string(),
+            ),
+            (
+                "rmqdForcedDeletedMessages",
+                self.forced_deleted_messages.to_string(),
             ),
         ]
     }

@@ -34,7 +34,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::oneshot;
 
 pub use checkpoint::StoreCheckpoint;
-pub use cleanup::CleanupReport;
+pub use cleanup::{CleanupListener, CleanupReport, ForcedDeletion};
 pub use config::{BrokerRole, FlushDiskType, MessageStoreConfig};
 pub use dispatch::{ArrivalListener, MessageArrival};
 pub use error::{ConfigError, Result, StoreError};
@@ -69,6 +69,10 @@ pub(crate) struct StoreInner {
     pub(crate) group_commit: Option<GroupCommitQueue>,
     pub(crate) delay_levels: Vec<i64>,
     pub(crate) disk_full: AtomicBool,
+    /// Commit-log files deleted before they expired, and the messages that went with them.
+    pub(crate) forced_deletions: std::sync::atomic::AtomicU64,
+    pub(crate) forced_deleted_messages: std::sync::atomic::AtomicU64,
+    pub(crate) cleanup_listener: RwLock<Option<cleanup::CleanupListener>>,
     pub(crate) manual_delete_passes: AtomicI32,
     pub(crate) shutdown: AtomicBool,
     pub(crate) group_commit_requests: AtomicU64,
@@ -247,6 +251,11 @@ impl MessageStore {
         }
         self.lock_file.lock().take();
         tracing::info!(root = %inner.paths.root().display(), "message store shut down");
+    }
+
+    /// Registers the listener told of every forced deletion (see `ForcedDeletion`).
+    pub fn set_cleanup_listener(&self, listener: cleanup::CleanupListener) {
+        *self.inner.cleanup_listener.write() = Some(listener);
     }
 
     /// Registers the listener called after each dispatched message.

@@ -339,6 +339,8 @@ impl MessageStore {
             earliest_message_time: self.earliest_message_time_store(),
             disk_full: i.disk_full.load(Ordering::Acquire),
             poisoned: i.commitlog.is_poisoned(),
+            forced_deleted_files: i.forced_deletions.load(Ordering::Acquire),
+            forced_deleted_messages: i.forced_deleted_messages.load(Ordering::Acquire),
         }
     }
 }

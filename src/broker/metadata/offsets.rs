@@ -83,6 +83,24 @@ impl ConsumerOffsetManager {
             .collect()
     }
 
+    /// Per consumer group, the messages a forced deletion took before the group consumed them:
+    /// for each queue whose first offset moved from `old` to `new`, `new - max(committed, old)`
+    /// when the group's committed offset was below `new`.
+    pub fn unconsumed_dropped(&self, moved: &[(String, i32, i64, i64)]) -> Vec<(String, i64)> {
+        let mut per_group: std::collections::BTreeMap<String, i64> = Default::default();
+        for (topic, queue, old, new) in moved {
+            for group in self.groups_of_topic(topic) {
+                if let Some(committed) = self.query(&group, topic, *queue) {
+                    let lost = new - committed.max(*old);
+                    if lost > 0 {
+                        *per_group.entry(group).or_default() += lost;
+                    }
+                }
+            }
+        }
+        per_group.into_iter().collect()
+    }
+
     /// Groups with offsets on a topic.
     pub fn groups_of_topic(&self, topic: &str) -> Vec<String> {
         self.table

@@ -60,6 +60,13 @@ pub fn get_broker_runtime_info(
     for (k, v) in store.to_kv() {
         put(k, v);
     }
+    put(
+        "rmqdForcedDeletedUnconsumedMessages",
+        ctx.stats
+            .forced_unconsumed
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .to_string(),
+    );
     put("brokerActive", "true".into());
     for (level, next, max) in ctx.schedule.progress() {
         put(

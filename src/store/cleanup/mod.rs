@@ -2,6 +2,7 @@
 //! mtime + `fileReservedTime`, at `deleteWhen` hours or under disk pressure), then the consume
 //! queue and index files that only point below the new commit-log min offset (§11).
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +20,22 @@ pub struct CleanupReport {
     pub index_files: usize,
 }
 
+/// Commit-log files deleted before their `fileReservedTime` because the disk was over
+/// `diskSpaceCleanForciblyRatio` (or `diskSpaceWarningLevelRatio`) with
+/// `cleanFileForciblyEnable`: what went with them, for the broker to count per consumer group.
+#[derive(Debug, Clone, Default)]
+pub struct ForcedDeletion {
+    /// Each file: its path and the commit-log offsets it held, `[from, to)`.
+    pub files: Vec<(PathBuf, i64, i64)>,
+    /// The disk's used ratio that forced it.
+    pub disk_ratio: f64,
+    /// Queues whose first offset moved in this pass: (topic, queue id, old min, new min).
+    pub queues: Vec<(String, i32, i64, i64)>,
+}
+
+/// Told of every forced deletion (after the consume queues' min offsets moved).
+pub type CleanupListener = Arc<dyn Fn(&ForcedDeletion) + Send + Sync>;
+
 /// Whether the local hour is one of `deleteWhen`'s.
 fn is_time_to_delete(when: &str) -> bool {
     let hour = local_time(now_ms()).hour;
@@ -29,27 +46,36 @@ fn is_time_to_delete(when: &str) -> bool {
 /// One cleanup pass. `force` = delete regardless of expiry (still never the last file).
 pub(crate) fn run_pass(inner: &StoreInner, manual: bool, force_all: bool) -> CleanupReport {
     let cfg = &inner.cfg;
-    let ratio = disk_used_ratio(inner.commitlog.queue.dir()).unwrap_or(0.0);
+    let ratio = check_disk(inner);
     let warning = cfg.disk_space_warning_level_ratio as f64 / 100.0;
     let forcibly = cfg.disk_space_clean_forcibly_ratio as f64 / 100.0;
     let max_used = cfg.disk_max_used_space_ratio as f64 / 100.0;
-    let was_full = inner.disk_full.swap(ratio > warning, Ordering::AcqRel);
-    if ratio > warning && !was_full {
-        tracing::error!(ratio, "disk is full; puts are refused until space is freed");
-    }
     let clean_now = ratio > forcibly || ratio > warning;
     let time = is_time_to_delete(&cfg.delete_when);
     let mut report = CleanupReport::default();
+    let mut forced = ForcedDeletion {
+        disk_ratio: ratio,
+        ..Default::default()
+    };
     if time || clean_now || manual || ratio > max_used || force_all {
         let force = force_all || (clean_now && cfg.clean_file_forcibly_enable);
-        report.commit_log_files = delete_commit_log_files(inner, force);
+        report.commit_log_files = delete_commit_log_files(inner, force, &mut forced.files);
     }
     let min = inner.commitlog.min_offset();
     for cq in inner.cqs.all() {
+        let old_min = cq.min_offset_in_queue();
         match cq.delete_expired(min) {
             Ok(n) => report.consume_queue_files += n,
             Err(e) => tracing::warn!(error = %e, "consume-queue cleanup failed"),
         }
+        let new_min = cq.min_offset_in_queue();
+        if !forced.files.is_empty() && new_min > old_min {
+            let q = (cq.topic().to_string(), cq.queue_id(), old_min, new_min);
+            forced.queues.push(q);
+        }
+    }
+    if !forced.files.is_empty() {
+        report_forced(inner, &forced);
     }
     if let Some(index) = &inner.index {
         match index.delete_expired(min) {
@@ -60,29 +86,90 @@ pub(crate) fn run_pass(inner: &StoreInner, manual: bool, force_all: bool) -> Cle
     report
 }
 
-fn delete_commit_log_files(inner: &StoreInner, force: bool) -> usize {
+/// The commit log's disk usage; over `diskSpaceWarningLevelRatio` puts are refused (Java's
+/// SERVICE_NOT_AVAILABLE) until it is back under. Called every second, not only with the
+/// cleanup passes, so a fast fill is caught before the disk is full.
+fn check_disk(inner: &StoreInner) -> f64 {
+    let ratio = disk_used_ratio(inner.commitlog.queue.dir()).unwrap_or(0.0);
+    let warning = inner.cfg.disk_space_warning_level_ratio as f64 / 100.0;
+    let was_full = inner.disk_full.swap(ratio > warning, Ordering::AcqRel);
+    if ratio > warning && !was_full {
+        tracing::error!(ratio, "disk is full; puts are refused until space is freed");
+    } else if was_full && ratio <= warning {
+        tracing::warn!(
+            ratio,
+            "disk usage back under diskSpaceWarningLevelRatio; puts resume"
+        );
+    }
+    ratio
+}
+
+/// Logs a forced deletion plainly, counts it, and tells the listener (the broker).
+fn report_forced(inner: &StoreInner, forced: &ForcedDeletion) {
+    let messages: i64 = forced.queues.iter().map(|(_, _, old, new)| new - old).sum();
+    for (path, from, to) in &forced.files {
+        tracing::warn!(
+            file = %path.display(),
+            from,
+            to,
+            disk_used = format!("{:.1}%", forced.disk_ratio * 100.0),
+            "deleted a commit-log file BEFORE its fileReservedTime because the disk is over \
+             diskSpaceCleanForciblyRatio (cleanFileForciblyEnable=true); its messages are gone \
+             whether consumed or not"
+        );
+    }
+    tracing::warn!(
+        files = forced.files.len(),
+        queues = forced.queues.len(),
+        messages,
+        "forced cleanup moved the first offset of these queues; per-group unconsumed counts follow"
+    );
+    inner
+        .forced_deletions
+        .fetch_add(forced.files.len() as u64, Ordering::AcqRel);
+    inner
+        .forced_deleted_messages
+        .fetch_add(messages.max(0) as u64, Ordering::AcqRel);
+    if let Some(l) = inner.cleanup_listener.read().as_ref() {
+        l(forced);
+    }
+}
+
+fn delete_commit_log_files(
+    inner: &StoreInner,
+    force: bool,
+    forced: &mut Vec<(PathBuf, i64, i64)>,
+) -> usize {
     let cfg = &inner.cfg;
     let reserved_ms = cfg.file_reserved_time.max(0) as i64 * 3_600_000;
     let files = inner.commitlog.queue.files();
     let now = now_ms();
     let max_batch = cfg.delete_file_batch_max.max(1) as usize;
-    let mut n = 0;
+    // whether each file to delete has expired, read before it is gone
+    let mut expired = Vec::new();
     for f in files.iter().take(files.len().saturating_sub(1)) {
-        if n >= max_batch {
+        if expired.len() >= max_batch {
             break;
         }
-        if !(force || now >= f.last_modified_ms() + reserved_ms) {
+        let is_expired = now >= f.last_modified_ms() + reserved_ms;
+        if !(force || is_expired) {
             break;
         }
-        n += 1;
+        expired.push(is_expired);
     }
+    let n = expired.len();
     if n == 0 {
         return 0;
     }
     match inner.commitlog.queue.delete_first(n) {
         Ok(gone) => {
-            for f in &gone {
-                tracing::info!(file = %f.path().display(), "deleted expired commit-log file");
+            for (f, is_expired) in gone.iter().zip(expired) {
+                let range = (f.from_offset(), f.from_offset() + f.size() as i64);
+                if !is_expired {
+                    forced.push((f.path().to_path_buf(), range.0, range.1));
+                } else {
+                    tracing::info!(file = %f.path().display(), "deleted expired commit-log file");
+                }
             }
             gone.len()
         }
@@ -109,7 +196,12 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     let interval = Duration::from_millis(inner.cfg.clean_resource_interval.max(100) as u64);
     let start = Instant::now();
     let mut last = Instant::now();
+    let mut last_disk_check = Instant::now();
     run_every(&stop, Duration::from_millis(200), || {
+        if last_disk_check.elapsed() >= Duration::from_secs(1) {
+            last_disk_check = Instant::now();
+            check_disk(&inner);
+        }
         if start.elapsed() < Duration::from_secs(60).min(interval * 6) || last.elapsed() < interval
         {
             return;
