@@ -23,9 +23,12 @@
 #   LITEPULL DefaultLitePullConsumer (4.6+ only; other lines: "n/a" in the matrix, no record): subscribe/poll all,
 #            commit(persist) + committed() == sent, a new instance resumes with only the later messages
 #   TXN      TransactionMQProducer: commit, rollback, unknown->check-back commit, unknown->check-back rollback (2 each):
-#            committed visible exactly once, rolled back never, check-back called for both unknown kinds
+#            direct commits visible exactly once, check-back commits at least once (the Java broker may commit a
+#            checked-back message twice; copies are reported), rolled back never, check-back called for both unknown kinds
 # Matrix mode (COMPAT_MATRIX=full, set by COMPAT_SUITES=matrix) also runs mqadmin from rocketmq-tools 4.9.8 through
 # the mqadmin suite's checks (see jc_mqadmin_checks), ids MQA49-M01 ...
+# COMPAT_ONLY restricts this suite only when it names one of its ids (e.g. COMPAT_ONLY=JC44-TXN).
+# More: compat-tests/javaclients/README.md
 #
 # Default (CI): only the 4.4.0 line (JAVACLIENTS_CI_VERSIONS). Full: JAVACLIENTS_VERSIONS (all five lines).
 # Output: records via run.sh (source of truth), plus $RUN_DIR/javaclients-matrix.tsv
@@ -62,9 +65,12 @@ jc_scenarios_of() { # jc_scenarios_of <version> : the scenarios that line has
     echo "$s"
   done
 }
+# COMPAT_ONLY restricts this suite only when it names one of its ids (JCxx-*, MQAxx-*), e.g. COMPAT_ONLY=JC44-TXN;
+# (the MQAxx checks run all or nothing: they depend on each other)
+jc_only_applies() { [[ ",${COMPAT_ONLY:-}," =~ ,(JC|MQA)[0-9]+- ]]; }
 jc_mqa_ids() {
-  local m
-  for m in "${MQA_IDS[@]:-M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24}"; do
+  local m ids=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24)
+  for m in "${ids[@]}"; do
     echo "$(jc_mqa_prefix "$JAVACLIENTS_MQADMIN_VERSION")-$m"
   done
 }
@@ -140,7 +146,7 @@ jc_run_line() {
   local A=$1 v=$2 d pre client ids cpf cp out home; d=$(jc_dir)
   pre=$(jc_prefix "$v"); client="java-$v"
   ids=$(jc_scenarios_of "$v" | sed "s/^/$pre-/" | paste -sd, -)
-  [ -n "${COMPAT_ONLY:-}" ] && ids=$(echo "${ids//,/ }" | tr ' ' '\n' | while read -r i; do
+  jc_only_applies && ids=$(echo "${ids//,/ }" | tr ' ' '\n' | while read -r i; do
     [[ ",$COMPAT_ONLY," == *",$i,"* ]] && echo "$i"; done | paste -sd, -)
   [ -n "$ids" ] || return 0
   cpf=$(jc_cpfile rocketmq-client "$v")
@@ -220,7 +226,7 @@ jc_mqadmin_line() {
   local A=$1 v=$JAVACLIENTS_MQADMIN_VERSION d cpf pre; d=$(jc_dir)
   cpf=$(jc_cpfile rocketmq-tools "$v"); pre=$(jc_mqa_prefix "$v")
   local expected; expected=$(jc_mqa_ids | paste -sd, -)
-  if [ -n "${COMPAT_ONLY:-}" ] && [[ ",$COMPAT_ONLY," != *",$pre-"* ]]; then return 0; fi
+  if jc_only_applies && [[ ",$COMPAT_ONLY," != *",$pre-"* ]]; then return 0; fi
   if [ ! -s "$cpf" ]; then
     local i; for i in ${expected//,/ }; do record "$i" "mqadmin-$v" FAIL 0 "setup: rocketmq-tools $v not resolved (javaclients_setup)"; done
     return
