@@ -77,5 +77,8 @@ mqadmin_suite() {
   mqa_check M22 "Consume ok" consumeMessage -t "$T" -c 2
   mqa_check M23 "^max: [0-9]+, min: 0" queryCq -t "$T" -q 0 -i 0 -c 2
   mqa_check M24 "^$T +$G " statsAll -t "$T"
+  # $hold is the subshell running java_scenarios: stop its JVM child too (else it holds on for holdSeconds)
+  local k kids; kids=$(ps -o pid= --ppid "$hold" 2>/dev/null)
+  for k in $kids; do stop "$k" TERM 10; done
   stop "$hold" TERM 10
 }
