@@ -221,10 +221,75 @@ fn run_broker(args: &[String]) -> CliResult<()> {
         tracing::info!("shutting down");
         broker.shutdown().await;
         if let Some(ns) = namesrv {
-            ns.shutdown().await;
+            ns.shutdown();
         }
         Ok(())
     })
+}
+
+/// The embedded NameServer on a thread and runtime of its own: however busy the broker's
+/// workers are, route queries and registrations are answered.
+struct NamesrvThread {
+    addr: std::net::SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl NamesrvThread {
+    fn start(config: NamesrvConfig) -> CliResult<Self> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("namesrv".into())
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e.to_string()));
+                        return;
+                    }
+                };
+                rt.block_on(async move {
+                    match NamesrvServer::start(config).await {
+                        Ok(ns) => {
+                            let _ = ready_tx.send(Ok(ns.local_addr()));
+                            let _ = stop_rx.await;
+                            ns.shutdown().await;
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e.to_string()));
+                        }
+                    }
+                });
+            })
+            .map_err(|e| CliError::Namesrv(e.to_string()))?;
+        let addr = ready_rx
+            .recv()
+            .map_err(|_| CliError::Namesrv("the NameServer thread ended".into()))?
+            .map_err(CliError::Namesrv)?;
+        Ok(Self {
+            addr,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+
+    fn local_addr(&self) -> std::net::SocketAddr {
+        self.addr
+    }
+
+    /// Stops it and waits for its thread.
+    fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 fn load_namesrv_config(flags: &Flags) -> CliResult<NamesrvConfig> {
@@ -265,7 +330,7 @@ fn run_namesrv(args: &[String]) -> CliResult<()> {
 }
 
 /// The embedded NameServer, when the broker has no NameServer address (or is told to run one).
-async fn start_embedded_namesrv(config: &mut BrokerConfig) -> CliResult<Option<NamesrvServer>> {
+async fn start_embedded_namesrv(config: &mut BrokerConfig) -> CliResult<Option<NamesrvThread>> {
     let wanted = match config.embedded_namesrv {
         EmbeddedNamesrv::On => true,
         EmbeddedNamesrv::Off => false,
@@ -279,9 +344,7 @@ async fn start_embedded_namesrv(config: &mut BrokerConfig) -> CliResult<Option<N
         bind_address: config.embedded_namesrv_bind_address.clone(),
         ..Default::default()
     };
-    let ns = NamesrvServer::start(ns_config)
-        .await
-        .map_err(|e| CliError::Namesrv(e.to_string()))?;
+    let ns = NamesrvThread::start(ns_config)?;
     let addr = ns.local_addr();
     let host = if addr.ip().is_unspecified() {
         "127.0.0.1".to_string()
