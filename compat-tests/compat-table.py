@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Client compatibility table from a compat run's results.tsv.
 
-    compat-tests/compat-table.py RUN_DIR/results.tsv            # markdown on stdout
-    compat-tests/compat-table.py RUN_DIR/results.tsv --readme   # also replaces the table in README.md
+    compat-tests/compat-table.py RUN_DIR/results.tsv [MORE.tsv ...]            # markdown on stdout
+    compat-tests/compat-table.py RUN_DIR/results.tsv [MORE.tsv ...] --readme   # also into README.md
+(several runs, e.g. the default suites and COMPAT_SUITES=matrix: later files win per scenario)
 
 One row per client and version, one column per feature. A cell is "✓" when the scenario passed on
 the Java broker (the oracle) and on rmqd, "✗ rmqd" when only rmqd failed, "✗ oracle" when the
@@ -33,20 +34,25 @@ CORE = {"java": ("Java client", "5.3.3"), "go": ("Go client v2", "v2.1.3-pre"),
 BEGIN, END = "<!-- compat-table:begin -->", "<!-- compat-table:end -->"
 
 
-def load(path):
+def load(paths):
     res = collections.defaultdict(dict)  # (client, id) -> broker -> status
-    for line in open(path, encoding="utf-8", errors="replace"):
+    lines = [line for path in paths for line in open(path, encoding="utf-8", errors="replace")]
+    for line in lines:
         parts = line.rstrip("\n").split("\t")
         if len(parts) < 5:
             continue
         broker, _suite, sid, client, status = parts[:5]
+        detail = parts[6] if len(parts) > 6 else ""
+        # a feature the client line lacks (or cannot use): nothing to show in its cell
+        if status == "NA" or detail.startswith("n/a"):
+            status = "NA"
         res[(client, sid)][broker] = status
     return res
 
 
 def cell(st):
     j, r = st.get("java"), st.get("rmqd")
-    if j is None and r is None:
+    if j is None and r is None or "NA" in (j, r):
         return "—"
     if j is not None and j != "PASS":
         return "✗ oracle"
@@ -99,7 +105,7 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    text = table(load(sys.argv[1]))
+    text = table(load([a for a in sys.argv[1:] if not a.startswith("--")]))
     print(text)
     if "--readme" in sys.argv:
         readme = Path(__file__).resolve().parent.parent / "README.md"

@@ -363,12 +363,14 @@ for sid in order:
     j = r.get("java"); x = r.get("rmqd")
     js = j[0] if j else "-"
     xs = x[0] if x else "-"
-    if j and x and j[0] != "PASS": xs = "INVALID"
+    if j and x and j[0] not in ("PASS", "NA"): xs = "INVALID"
+    # NA: the client lacks the feature, nothing was checked: shown, counted neither way
+    js, xs = ("n/a" if js == "NA" else js), ("n/a" if xs == "NA" else xs)
     t = "%s/%s" % ("%.1f" % (j[1] / 1000) if j else "-", "%.1f" % (x[1] / 1000) if x else "-")
     print(fmt % (sid, r["suite"], r["client"], js, xs, t))
     c = x if count_for == "rmqd" else j
     cs = xs if count_for == "rmqd" else js
-    if c is None: continue
+    if c is None or cs == "n/a": continue
     if cs == "PASS": passed += 1
     else: failed += 1
 print()
@@ -377,7 +379,7 @@ for sid in order:
     r = res[sid]
     for b in ("java", "rmqd"):
         v = r.get(b)
-        if v and v[0] != "PASS":
+        if v and v[0] not in ("PASS", "NA"):
             groups.setdefault((b, v[2][:400]), []).append(sid)
 for (b, det), sids in groups.items():
     if len(sids) > 3:
