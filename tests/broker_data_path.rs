@@ -528,3 +528,38 @@ async fn forced_cleanup_reports_unconsumed_messages_per_group() {
     .unwrap();
     broker.shutdown().await;
 }
+
+/// Connection ids are unique across the client port and the VIP channel: a VIP connection that
+/// closes must not drop the registration of a client-port connection (both servers once counted
+/// from 1, so the first VIP close removed the first client-port consumer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_vip_connection_keeps_other_clients_registered() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port_pair();
+    let p = port.to_string();
+    let broker = support::start_broker_with(dir.path(), &[("listenPort", &p)], &[]).await;
+    let (addr, fast) = (broker.local_addr(), broker.fast_local_addr().unwrap());
+    tokio::task::spawn_blocking(move || {
+        let mut main = RawClient::connect(addr);
+        let body = r#"{"clientID":"main-1","consumerDataSet":[{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET","consumeType":"CONSUME_PASSIVELY","groupName":"IDG","messageModel":"CLUSTERING","subscriptionDataSet":[],"unitMode":false}],"producerDataSet":[]}"#;
+        let mut hb = req(RequestCode::HEART_BEAT, &[]);
+        hb.body = bytes::Bytes::from(body).into();
+        assert_eq!(main.call_past_requests(&hb).code, 0);
+        let mut vip = RawClient::connect(fast);
+        assert_eq!(vip.call(&req(RequestCode::GET_MAX_OFFSET, &[("topic", "TBW102"), ("queueId", "0")])).code, 0);
+        drop(vip);
+        std::thread::sleep(Duration::from_millis(300));
+        let list = main.call_past_requests(&req(
+            RequestCode::GET_CONSUMER_LIST_BY_GROUP,
+            &[("consumerGroup", "IDG")],
+        ));
+        assert_eq!(list.code, 0, "{:?}", list.remark);
+        assert!(
+            String::from_utf8_lossy(&list.body.to_bytes()).contains("main-1"),
+            "the client-port consumer is still listed"
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

@@ -326,7 +326,8 @@ mod tests {
             registerNameServerPeriod flushConsumerOffsetInterval longPollingEnable \
             shortPollingTimeMills enablePropertyFilter useServerSideResetOffset traceTopicEnable \
             regionId traceOn rejectTransactionMessage transactionTimeOut transactionCheckMax \
-            transactionCheckInterval storeReplyMessageEnable serverChannelMaxIdleTimeSeconds";
+            transactionCheckInterval storeReplyMessageEnable serverSocketBacklog \
+            serverChannelMaxIdleTimeSeconds";
         assert_eq!(keys, expected.split_whitespace().collect::<Vec<_>>());
     }
 }

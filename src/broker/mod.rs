@@ -270,12 +270,15 @@ impl BrokerController {
         listen_port_configured: bool,
     ) -> Result<(ServerHandle, Option<ServerHandle>), StartError> {
         let c = &ctx.config;
+        // the VIP channel draws from the client port's connection and in-flight budgets
+        let limits = server::SharedLimits::new(c.server_max_connections, c.server_max_in_flight);
         let server_config = |bind| {
             let mut s = ServerConfig::new(bind);
             s.idle_timeout = Duration::from_secs(c.server_channel_max_idle_time_seconds.max(1));
             s.max_connections = c.server_max_connections;
             s.max_in_flight = c.server_max_in_flight;
             s.backlog = c.server_socket_backlog.max(1) as u32;
+            s.shared_limits = Some(limits.clone());
             s
         };
         let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });

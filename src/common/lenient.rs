@@ -6,8 +6,8 @@
 //! - numbers given as strings (`"subVersion":"1700000000000"`) and strings given as numbers;
 //! - booleans as `true`/`false`, `"true"`/`"false"`, `1`/`0`;
 //! - enums by name or ordinal (the enum types read the raw value themselves);
-//! - `null` for a number, boolean, string, list or map reads as its empty value, so a field's
-//!   default applies;
+//! - a property whose value is `null` is skipped, so the field keeps its default (fastjson leaves
+//!   a primitive untouched); `null` inside a list reads as the element's empty value;
 //! - property names matched as fastjson's smart match does: case and `_`/`-` ignored, a leading
 //!   `is` dropped for booleans (`clientId` binds `clientID`, `is_unit_mode` binds `unitMode`);
 //! - unknown properties ignored (the target types do not deny them).
@@ -42,6 +42,10 @@ fn as_i128(v: &Value) -> Option<i128> {
             .or_else(|| n.as_f64().map(|f| f as i128)),
         Value::String(s) => {
             let t = s.trim();
+            // fastjson reads "" as null, which a number field takes as 0
+            if t.is_empty() {
+                return Some(0);
+            }
             t.parse::<i128>()
                 .ok()
                 .or_else(|| t.parse::<f64>().ok().map(|f| f as i128))
@@ -65,7 +69,8 @@ fn as_f64(v: &Value) -> Option<f64> {
 fn as_bool(v: &Value) -> Option<bool> {
     match v {
         Value::Bool(b) => Some(*b),
-        Value::Number(n) => n.as_f64().map(|f| f != 0.0),
+        // fastjson's castToBoolean: a number is true when it is 1
+        Value::Number(n) => n.as_f64().map(|f| f == 1.0),
         Value::String(s) => match s.trim() {
             t if t.eq_ignore_ascii_case("true") || t == "1" || t.eq_ignore_ascii_case("y") => {
                 Some(true)
@@ -294,25 +299,28 @@ impl Fields {
         if self.fields.is_empty() || self.fields.contains(&name.as_str()) {
             return name;
         }
-        let key = smart_key(&name);
-        let matched = self
-            .fields
-            .iter()
-            .find(|f| smart_key(f) == key)
-            .or_else(|| {
-                let unprefixed = key.strip_prefix("is")?;
-                self.fields.iter().find(|f| smart_key(f) == unprefixed)
-            });
+        let matched = self.fields.iter().find(|f| smart_eq(f, &name)).or_else(|| {
+            let unprefixed = name
+                .get(2..)
+                .filter(|_| name[..2].eq_ignore_ascii_case("is"))?;
+            self.fields.iter().find(|f| smart_eq(f, unprefixed))
+        });
         matched.map(|f| f.to_string()).unwrap_or(name)
     }
 }
 
-/// fastjson's smart-match key: lower case without `_` and `-`.
-fn smart_key(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
+/// fastjson's smart match: equal ignoring ASCII case, `_` and `-`; allocates nothing.
+fn smart_eq(a: &str, b: &str) -> bool {
+    let significant = |c: &u8| *c != b'_' && *c != b'-';
+    let mut x = a.bytes().filter(significant);
+    let mut y = b.bytes().filter(significant);
+    loop {
+        match (x.next(), y.next()) {
+            (None, None) => return true,
+            (Some(p), Some(q)) if p.eq_ignore_ascii_case(&q) => {}
+            _ => return false,
+        }
+    }
 }
 
 impl<'de> MapAccess<'de> for Fields {
@@ -322,7 +330,13 @@ impl<'de> MapAccess<'de> for Fields {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        match self.entries.next() {
+        // a null property of a bean is skipped: the field keeps its default
+        let next = if self.fields.is_empty() {
+            self.entries.next()
+        } else {
+            self.entries.find(|(_, v)| !v.is_null())
+        };
+        match next {
             Some((k, v)) => {
                 self.value = Some(v);
                 // a key read as a number (`Map<Long, _>`) parses leniently too

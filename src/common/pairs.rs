@@ -18,6 +18,9 @@ pub struct Pairs<K> {
     kind: PhantomData<fn() -> K>,
 }
 
+/// Up to this many pairs are deduplicated in place (a bit per pair in a `u64`).
+const SMALL: usize = 48;
+
 #[derive(Clone, Copy)]
 struct Span {
     key: (usize, usize),
@@ -98,6 +101,9 @@ impl<K> Pairs<K> {
         if n < 2 {
             return;
         }
+        if n <= SMALL {
+            return self.dedup_small();
+        }
         let mut order: Vec<u32> = (0..n as u32).collect();
         // stable: equal keys stay in arrival order
         order.sort_by(|&a, &b| {
@@ -127,6 +133,28 @@ impl<K> Pairs<K> {
             i += 1;
             keep[i - 1]
         });
+    }
+
+    /// `dedup_keep_last` for a few pairs (every header, most properties): at most
+    /// `SMALL * (SMALL - 1) / 2` comparisons and no allocation.
+    fn dedup_small(&mut self) {
+        let n = self.spans.len();
+        let mut dropped: u64 = 0;
+        for i in 1..n {
+            if let Some(j) = (0..i).find(|&j| {
+                dropped & (1 << j) == 0 && self.key(&self.spans[j]) == self.key(&self.spans[i])
+            }) {
+                self.spans[j].value = self.spans[i].value;
+                dropped |= 1 << i;
+            }
+        }
+        if dropped != 0 {
+            let mut i = 0;
+            self.spans.retain(|_| {
+                i += 1;
+                dropped & (1 << (i - 1)) == 0
+            });
+        }
     }
 
     pub fn remove(&mut self, key: &str) -> Option<String> {
@@ -214,11 +242,17 @@ mod tests {
     #[test]
     fn bulk_push_then_dedup_equals_inserts() {
         // a pseudo-random sequence with many repeats, against insert one by one
+        for (n, distinct) in [(40, 9), (48, 48), (5000, 700)] {
+            check_bulk_equals_inserts(n, distinct);
+        }
+    }
+
+    fn check_bulk_equals_inserts(n: usize, distinct: u32) {
         let mut x = 7u32;
-        let seq: Vec<(String, String)> = (0..5000)
+        let seq: Vec<(String, String)> = (0..n)
             .map(|i| {
                 x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                (format!("k{}", (x >> 16) % 700), format!("v{i}"))
+                (format!("k{}", (x >> 16) % distinct), format!("v{i}"))
             })
             .collect();
         let mut one_by_one = Pairs::new();
@@ -231,6 +265,10 @@ mod tests {
         assert_eq!(bulk, one_by_one);
         let collected: Pairs = seq.iter().map(|(k, v)| (k, v)).collect();
         assert_eq!(collected, one_by_one);
+    }
+
+    #[test]
+    fn small_dedup_keeps_first_position_and_last_value() {
         let mut small = Pairs::new();
         small.push_unchecked("b", "1");
         small.push_unchecked("a", "2");

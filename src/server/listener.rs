@@ -20,6 +20,10 @@ use super::{writer, RequestHandler};
 use crate::remoting::codec::CodecError;
 use crate::remoting::{FrameCodec, RemotingCommand, ResponseCode};
 
+/// Connection ids are unique in the process, across every server (the broker's client port and
+/// VIP channel share registrations and locks keyed by them).
+static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
+
 /// A connection's read buffer to start with: a few requests; it doubles as bursts need.
 const READ_BUFFER: usize = 8 * 1024;
 
@@ -42,6 +46,25 @@ pub struct ServerConfig {
     pub max_frame_length: usize,
     /// `serverSocketBacklog`: connections the kernel queues before they are accepted (1024).
     pub backlog: u32,
+    /// Limits shared with another server (the broker's VIP channel counts against the client
+    /// port's): (connections, requests in flight). `None`: this server's own.
+    pub shared_limits: Option<SharedLimits>,
+}
+
+/// Connection and in-flight budgets several servers draw from.
+#[derive(Debug, Clone)]
+pub struct SharedLimits {
+    connections: Arc<Semaphore>,
+    in_flight: Arc<Semaphore>,
+}
+
+impl SharedLimits {
+    pub fn new(max_connections: usize, max_in_flight: usize) -> Self {
+        Self {
+            connections: Arc::new(Semaphore::new(max_connections)),
+            in_flight: Arc::new(Semaphore::new(max_in_flight)),
+        }
+    }
 }
 
 impl ServerConfig {
@@ -53,6 +76,7 @@ impl ServerConfig {
             idle_timeout: Duration::from_secs(120),
             max_frame_length: crate::remoting::MAX_FRAME_LENGTH,
             backlog: 1024,
+            shared_limits: None,
         }
     }
 }
@@ -95,19 +119,18 @@ pub async fn serve<H: RequestHandler>(
     let local_addr = listener.local_addr()?;
     let shutdown = CancellationToken::new();
     let tasks = TaskTracker::new();
+    let limits = config
+        .shared_limits
+        .clone()
+        .unwrap_or_else(|| SharedLimits::new(config.max_connections, config.max_in_flight));
     let server = Arc::new(Server {
         config,
         handler,
         shutdown: shutdown.clone(),
         tasks: tasks.clone(),
-        connections: Arc::new(Semaphore::new(0)),
-        in_flight: Arc::new(Semaphore::new(0)),
-        next_id: AtomicU64::new(1),
+        connections: limits.connections,
+        in_flight: limits.in_flight,
     });
-    server
-        .connections
-        .add_permits(server.config.max_connections);
-    server.in_flight.add_permits(server.config.max_in_flight);
     tasks.spawn(server.accept_loop(listener));
     Ok(ServerHandle {
         local_addr,
@@ -123,7 +146,6 @@ struct Server<H> {
     tasks: TaskTracker,
     connections: Arc<Semaphore>,
     in_flight: Arc<Semaphore>,
-    next_id: AtomicU64,
 }
 
 impl<H: RequestHandler> Server<H> {
@@ -158,7 +180,7 @@ impl<H: RequestHandler> Server<H> {
         let local = stream.local_addr().unwrap_or(self.config.bind);
         let (read, write) = stream.into_split();
         let (tx, rx) = mpsc::unbounded_channel();
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = NEXT_CONNECTION_ID.fetch_add(1, Ordering::Relaxed);
         let conn = Arc::new(Connection::new(id, peer, local, tx));
         // Objects elsewhere (client registry, held pulls) may keep the connection alive; the writer
         // is told explicitly when this connection is done.

@@ -7,7 +7,7 @@ mod listener;
 mod writer;
 
 pub use connection::{Connection, InvokeError};
-pub use listener::{serve, ServerConfig, ServerHandle};
+pub use listener::{serve, ServerConfig, ServerHandle, SharedLimits};
 
 use std::future::Future;
 use std::sync::Arc;

@@ -103,9 +103,21 @@ macro_rules! fastjson_body {
 }
 pub(crate) use fastjson_body;
 
+/// Bodies up to this size are bound leniently through a parsed document (which costs up to ~16
+/// times the body in memory); larger ones (a broker registering many topics) are read straight
+/// into their types, as before.
+pub const LENIENT_BODY_MAX: usize = 1024 * 1024;
+
 /// Decodes a body any client wrote, with fastjson's leniency (`common::lenient`: numbers as
 /// strings and strings as numbers, enum ordinals, nulls, smart-matched names); never panics.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RemotingError> {
+    if bytes.len() > LENIENT_BODY_MAX {
+        return match serde_json::from_slice(bytes) {
+            Ok(v) => Ok(v),
+            Err(_) => serde_json::from_str(&normalize(bytes)?)
+                .map_err(|e| RemotingError::Body(e.to_string())),
+        };
+    }
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(_) => serde_json::from_str(&normalize(bytes)?)

@@ -59,21 +59,16 @@ pub(crate) fn run_pass(inner: &StoreInner, manual: bool, force_all: bool) -> Cle
     };
     if time || clean_now || manual || ratio > max_used || force_all {
         let force = force_all || (clean_now && cfg.clean_file_forcibly_enable);
-        report.commit_log_files = delete_commit_log_files(inner, force, &mut forced.files);
-    }
-    let min = inner.commitlog.min_offset();
-    for cq in inner.cqs.all() {
-        let old_min = cq.min_offset_in_queue();
-        match cq.delete_expired(min) {
-            Ok(n) => report.consume_queue_files += n,
-            Err(e) => tracing::warn!(error = %e, "consume-queue cleanup failed"),
-        }
-        let new_min = cq.min_offset_in_queue();
-        if !forced.files.is_empty() && new_min > old_min {
-            let q = (cq.topic().to_string(), cq.queue_id(), old_min, new_min);
-            forced.queues.push(q);
+        // expired files first and their queues' first offsets moved, so that what an early
+        // deletion takes is counted alone
+        report.commit_log_files = delete_commit_log_files(inner, false, &mut forced.files);
+        if force {
+            clean_queues(inner, &mut report, None);
+            report.commit_log_files += delete_commit_log_files(inner, true, &mut forced.files);
         }
     }
+    let moved = (!forced.files.is_empty()).then_some(&mut forced.queues);
+    let min = clean_queues(inner, &mut report, moved);
     if !forced.files.is_empty() {
         report_forced(inner, &forced);
     }
@@ -84,6 +79,28 @@ pub(crate) fn run_pass(inner: &StoreInner, manual: bool, force_all: bool) -> Cle
         }
     }
     report
+}
+
+/// Deletes consume-queue files below the commit log's first offset and moves each queue's first
+/// offset; `moved` collects the queues whose first offset moved. Returns that commit-log offset.
+fn clean_queues(
+    inner: &StoreInner,
+    report: &mut CleanupReport,
+    mut moved: Option<&mut Vec<(String, i32, i64, i64)>>,
+) -> i64 {
+    let min = inner.commitlog.min_offset();
+    for cq in inner.cqs.all() {
+        let old_min = cq.min_offset_in_queue();
+        match cq.delete_expired(min) {
+            Ok(n) => report.consume_queue_files += n,
+            Err(e) => tracing::warn!(error = %e, "consume-queue cleanup failed"),
+        }
+        let new_min = cq.min_offset_in_queue();
+        if let Some(moved) = moved.as_deref_mut().filter(|_| new_min > old_min) {
+            moved.push((cq.topic().to_string(), cq.queue_id(), old_min, new_min));
+        }
+    }
+    min
 }
 
 /// The commit log's disk usage; over `diskSpaceWarningLevelRatio` puts are refused (Java's

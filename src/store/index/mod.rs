@@ -177,6 +177,23 @@ impl IndexFile {
             .unwrap_or(0)
     }
 
+    /// End of the entries `keys` more puts would write (clamped to the file).
+    fn entries_end(&self, keys: usize) -> usize {
+        let n = (self.header.index_count.max(0) as usize + keys).min(self.entries);
+        self.entry_pos(n)
+    }
+
+    /// Whether the next `keys` entries are allocated already (no `fallocate` to write them).
+    pub fn has_reserved(&self, keys: usize) -> bool {
+        self.map.is_reserved(self.entries_end(keys))
+    }
+
+    /// Allocates the next `keys` entries at once, so a record's keys are written all or none.
+    pub fn reserve_entries(&mut self, keys: usize) -> Result<()> {
+        let end = self.entries_end(keys);
+        self.map.reserve(end)
+    }
+
     fn entry_pos(&self, n: usize) -> usize {
         INDEX_HEADER_SIZE + self.slots * HASH_SLOT_SIZE + n * INDEX_ENTRY_SIZE
     }

@@ -114,14 +114,19 @@ impl IndexService {
         if uniq.is_none() && keys.is_none() {
             return Ok(true);
         }
+        let keys = usize::from(uniq.is_some()) + words().count();
         if !may_create_file {
             let free = files.last().map_or(0, |f| {
                 self.entries
                     .saturating_sub(f.header.index_count.max(0) as usize)
             });
-            if usize::from(uniq.is_some()) + words().count() > free {
+            // a put's own thread neither creates nor allocates: the dispatch thread will
+            if keys > free || !files.last().is_some_and(|f| f.has_reserved(keys)) {
                 return Ok(false);
             }
+        } else if let Some(last) = files.last_mut().filter(|f| !f.is_full()) {
+            // all of this record's keys or none: a full disk fails here, before any is written
+            last.reserve_entries(keys)?;
         }
         for key in uniq.into_iter().chain(words()) {
             let hash = key_hash(rec.topic, key);

@@ -59,6 +59,11 @@ impl MutMap {
         })
     }
 
+    /// Whether `[0, end)` is allocated already (writing below it needs no `fallocate`).
+    pub fn is_reserved(&self, end: usize) -> bool {
+        end <= self.allocated
+    }
+
     /// Makes sure the blocks of `[0, end)` are allocated (up to `ALLOCATE_AHEAD` more at once),
     /// so a write below `end` cannot fault on a full disk: that fails here, as ENOSPC.
     pub fn reserve(&mut self, end: usize) -> Result<()> {

@@ -38,6 +38,11 @@ pub(super) fn verify_commit_log(
     };
     let names = list_numeric(sp.commit_log_dir());
     let total = names.len() as u64;
+    // the newest file with data: files after it are empty ones created ahead (recovery drops them)
+    let newest = names
+        .iter()
+        .rposition(|(_, p)| starts_with_data(p))
+        .unwrap_or(0);
     let mut walk = CommitLogWalk::default();
     for (i, (name, path)) in names.into_iter().enumerate() {
         progress("commitlog", i as u64, total);
@@ -47,7 +52,7 @@ pub(super) fn verify_commit_log(
             continue;
         };
         let map = ReadOnlyMap::open(&path)?;
-        walk.last_file = i as u64 + 1 == total;
+        walk.last_file = i >= newest;
         check_commit_log_file(&path, from, map.len(), file_size, &mut walk, rep);
         rep.commit_log_files += 1;
         let crc = cfg.check_crc_on_recover;
@@ -154,4 +159,14 @@ fn tail_finding(rep: &mut Report, last_file: bool, path: &Path, pos: usize, what
             format!("{what}; every later file is lost"),
         );
     }
+}
+
+/// Whether the file's first record slot is not all zero (a file created ahead is).
+fn starts_with_data(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .map(|_| head != [0u8; 8])
+        .unwrap_or(false)
 }
