@@ -70,6 +70,18 @@ impl MappedFile {
     /// Every block is allocated before the file is mapped (a full disk fails here, with the file
     /// removed again if this call created it, instead of faulting a later write).
     pub fn create(path: &Path, from_offset: i64, size: usize) -> Result<Arc<Self>> {
+        let f = Self::create_sized(path, from_offset, size, true)?;
+        f.allocated.store(size, Ordering::Release);
+        Ok(f)
+    }
+
+    /// Creates `path` sized but sparse: for files with many siblings that may stay nearly empty
+    /// (consume queues), whose writers [`Self::reserve`] each stretch before writing it.
+    pub fn create_sparse(path: &Path, from_offset: i64, size: usize) -> Result<Arc<Self>> {
+        Self::create_sized(path, from_offset, size, false)
+    }
+
+    fn create_sized(path: &Path, from: i64, size: usize, allocate: bool) -> Result<Arc<Self>> {
         let existed = path.exists();
         let file = OpenOptions::new()
             .read(true)
@@ -78,30 +90,18 @@ impl MappedFile {
             .truncate(false)
             .open(path)
             .map_err(|e| StoreError::io(path, e))?;
-        if let Err(e) = os::allocate(&file, size as u64) {
+        let sized = if allocate {
+            os::allocate(&file, size as u64)
+        } else {
+            file.set_len(size as u64)
+        };
+        if let Err(e) = sized {
             if !existed {
                 let _ = std::fs::remove_file(path);
             }
             return Err(StoreError::io(path, e));
         }
-        let f = Self::map(path, file, from_offset, size, 0)?;
-        f.allocated.store(size, Ordering::Release);
-        Ok(f)
-    }
-
-    /// Creates `path` sized but sparse: for files with many siblings that may stay nearly empty
-    /// (consume queues), whose writers [`Self::reserve`] each stretch before writing it.
-    pub fn create_sparse(path: &Path, from_offset: i64, size: usize) -> Result<Arc<Self>> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| StoreError::io(path, e))?;
-        file.set_len(size as u64)
-            .map_err(|e| StoreError::io(path, e))?;
-        Self::map(path, file, from_offset, size, 0)
+        Self::map(path, file, from, size, 0)
     }
 
     /// Makes sure the blocks of `[0, end)` are allocated, allocating up to [`ALLOCATE_AHEAD`]
