@@ -5,24 +5,12 @@
 
 mod support;
 
-use std::path::Path;
-
-use bytes::BytesMut;
 use rmqd::remoting::body::heartbeat::{ConsumeFromWhere, ConsumeType, HeartbeatData, MessageModel};
-use rmqd::remoting::{FrameCodec, LanguageCode, RemotingCommand, RequestCode};
+use rmqd::remoting::{LanguageCode, RemotingCommand, RequestCode};
 use support::RawClient;
 
 fn frame(name: &str) -> RemotingCommand {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/cpp")
-        .join(format!("{name}.bin"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut buf = BytesMut::from(&bytes[..]);
-    let cmd = FrameCodec::default()
-        .decode_frame(&mut buf)
-        .unwrap()
-        .expect("a whole frame");
-    assert!(buf.is_empty(), "{name}: trailing bytes after the frame");
+    let cmd = support::golden_frame(&format!("cpp/{name}.bin"));
     assert_eq!(cmd.language, LanguageCode::Cpp, "{name}");
     cmd
 }

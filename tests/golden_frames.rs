@@ -2,27 +2,16 @@
 //! (`tests/golden/`, see its README) decode into the typed headers and bodies with the values the
 //! clients sent; the JSON and binary captures of one Java request decode to the same command.
 
-use std::path::Path;
+mod support;
 
-use bytes::BytesMut;
 use rmqd::remoting::body::heartbeat::HeartbeatData;
 use rmqd::remoting::header::pull_message::PullMessageRequestHeader;
 use rmqd::remoting::header::send_message::SendMessageRequestHeader;
 use rmqd::remoting::header::CommandHeader;
-use rmqd::remoting::{FrameCodec, LanguageCode, RemotingCommand, SerializeType};
+use rmqd::remoting::{LanguageCode, RemotingCommand, SerializeType};
 
 fn frame(name: &str) -> RemotingCommand {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut buf = BytesMut::from(&bytes[..]);
-    let cmd = FrameCodec::default()
-        .decode_frame(&mut buf)
-        .unwrap()
-        .expect("a whole frame");
-    assert!(buf.is_empty(), "{name}: trailing bytes after the frame");
-    cmd
+    support::golden_frame(name)
 }
 
 #[test]

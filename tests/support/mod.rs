@@ -9,6 +9,21 @@ use bytes::BytesMut;
 use rmqd::remoting::codec::encode_frame;
 use rmqd::remoting::{FrameCodec, RemotingCommand};
 
+/// One whole frame from a file under `tests/golden/` (`rel`), decoded; nothing may follow it.
+pub fn golden_frame(rel: &str) -> RemotingCommand {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(rel);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut buf = BytesMut::from(&bytes[..]);
+    let cmd = FrameCodec::default()
+        .decode_frame(&mut buf)
+        .unwrap()
+        .expect("a whole frame");
+    assert!(buf.is_empty(), "{rel}: trailing bytes after the frame");
+    cmd
+}
+
 pub struct RawClient {
     pub stream: TcpStream,
     buf: BytesMut,
