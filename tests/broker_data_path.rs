@@ -563,3 +563,66 @@ async fn closing_a_vip_connection_keeps_other_clients_registered() {
     .unwrap();
     broker.shutdown().await;
 }
+
+/// While a server-side offset reset waits for the consumer's next pull, the consumer's own
+/// (older) UPDATE_CONSUMER_OFFSET is ignored, as Java's broker does (else a periodic offset
+/// persist undoes the reset and the queue is never re-delivered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_reset_is_not_overwritten_by_the_consumers_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "RST", 1);
+        for i in 0..5 {
+            let r = send_v2(&mut c, "RST", 0, format!("m{i}").as_bytes(), "");
+            assert_eq!(r.code, 0, "{:?}", r.remark);
+        }
+        let commit = |c: &mut RawClient, offset: &str| {
+            c.call(&req(
+                RequestCode::UPDATE_CONSUMER_OFFSET,
+                &[
+                    ("consumerGroup", "RG"),
+                    ("topic", "RST"),
+                    ("queueId", "0"),
+                    ("commitOffset", offset),
+                ],
+            ))
+        };
+        let query = |c: &mut RawClient| {
+            let r = c.call(&req(
+                RequestCode::QUERY_CONSUMER_OFFSET,
+                &[("consumerGroup", "RG"), ("topic", "RST"), ("queueId", "0")],
+            ));
+            r.ext("offset").map(str::to_string)
+        };
+        let body = r#"{"clientID":"r-1","consumerDataSet":[{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET","consumeType":"CONSUME_PASSIVELY","groupName":"RG","messageModel":"CLUSTERING","subscriptionDataSet":[],"unitMode":false}],"producerDataSet":[]}"#;
+        let mut hb = req(RequestCode::HEART_BEAT, &[]);
+        hb.body = bytes::Bytes::from(body).into();
+        assert_eq!(c.call_past_requests(&hb).code, 0);
+        assert_eq!(commit(&mut c, "5").code, 0);
+        let reset = c.call_past_requests(&req(
+            RequestCode::INVOKE_BROKER_TO_RESET_OFFSET,
+            &[
+                ("group", "RG"),
+                ("topic", "RST"),
+                ("queueId", "0"),
+                ("offset", "1"),
+                ("timestamp", "0"),
+                ("isForce", "true"),
+            ],
+        ));
+        assert_eq!(reset.code, 0, "{:?}", reset.remark);
+        assert_eq!(query(&mut c).as_deref(), Some("1"));
+        let stale = commit(&mut c, "5");
+        assert_eq!(
+            (stale.code, stale.remark.as_deref()),
+            (0, Some("Offset has been previously reset"))
+        );
+        assert_eq!(query(&mut c).as_deref(), Some("1"), "the reset stands");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

@@ -135,6 +135,15 @@ impl ConsumerOffsetManager {
         *self.dirty.lock() = true;
     }
 
+    /// Whether a server-side reset of this queue waits for the consumer's next pull.
+    pub fn has_reset(&self, group: &str, topic: &str, queue_id: i32) -> bool {
+        !self.reset.is_empty()
+            && self
+                .reset
+                .get(&key(topic, group))
+                .is_some_and(|m| m.contains_key(&queue_id))
+    }
+
     /// Takes the pending reset offset of one queue, if any.
     pub fn take_reset(&self, group: &str, topic: &str, queue_id: i32) -> Option<i64> {
         if self.reset.is_empty() {

@@ -66,6 +66,17 @@ pub fn update_consumer_offset(
         let remark = format!("Topic {} not exist!", h.topic);
         return Err(BrokerError::refused(ResponseCode::TOPIC_NOT_EXIST, remark));
     }
+    // Java: while a server-side reset waits for the consumer's next pull, the consumer's own
+    // (older) offset must not overwrite it
+    if ctx.config.use_server_side_reset_offset
+        && ctx
+            .offsets
+            .has_reset(&h.consumer_group, &h.topic, h.queue_id)
+    {
+        let mut response = ok(request);
+        response.remark = Some("Offset has been previously reset".into());
+        return Ok(response);
+    }
     ctx.offsets
         .commit(&h.consumer_group, &h.topic, h.queue_id, h.commit_offset);
     Ok(ok(request))
