@@ -266,6 +266,14 @@ impl ClientRegistry {
             .collect()
     }
 
+    /// Every producer group with its connections.
+    pub fn producer_table(&self) -> Vec<(String, Vec<ClientChannel>)> {
+        self.producers
+            .iter()
+            .map(|g| (g.key().clone(), g.values().cloned().collect()))
+            .collect()
+    }
+
     pub fn producer_channels(&self, group: &str) -> Vec<ClientChannel> {
         self.producers
             .get(group)

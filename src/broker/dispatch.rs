@@ -91,6 +91,8 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         CLEAN_EXPIRED_CONSUMEQUEUE => admin_broker::clean_expired_consume_queue(ctx, c, r),
         DELETE_EXPIRED_COMMITLOG => admin_broker::delete_expired_commit_log(ctx, c, r),
         QUERY_CONSUME_QUEUE => admin_broker::query_consume_queue(ctx, c, r),
+        VIEW_BROKER_STATS_DATA => admin_broker::view_broker_stats_data(ctx, c, r),
+        GET_ALL_PRODUCER_INFO => admin_broker::get_all_producer_info(ctx, c, r),
         // Not served (REQUEST_CODE_NOT_SUPPORTED). Sent by the broker to clients, not served:
         CHECK_TRANSACTION_STATE | NOTIFY_CONSUMER_IDS_CHANGED | RESET_CONSUMER_CLIENT_OFFSET
         | GET_CONSUMER_STATUS_FROM_CLIENT | PUSH_REPLY_MESSAGE_TO_CLIENT
@@ -122,7 +124,7 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         | GET_BROKER_LIVE_INFO_REQUEST | GET_SYNC_STATE_DATA_REQUEST
         | RAFT_BROKER_HEART_BEAT_EVENT_REQUEST
         // Statistics, other administration, filter servers, static topics, RocksDB, cold data.
-        | VIEW_BROKER_STATS_DATA | GET_ALL_PRODUCER_INFO | GET_BROKER_CONSUME_STATS
+        | GET_BROKER_CONSUME_STATS
         | GET_TIMER_CHECK_POINT | GET_TIMER_METRICS | QUERY_CONSUME_TIME_SPAN | QUERY_BROKER_OFFSET
         | UPDATE_AND_CREATE_TOPIC_LIST | GET_TOPIC_CONFIG_LIST | GET_TOPIC_NAME_LIST
         | TRIGGER_DELETE_FILES | GET_ALL_CONSUMER_OFFSET | GET_ALL_DELAY_OFFSET | GET_CLIENT_CONFIG

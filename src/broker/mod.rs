@@ -209,6 +209,7 @@ impl BrokerController {
         let timer = Arc::new(TimerMessageService::load(store.clone())?);
         let locks =
             RebalanceLockManager::new(Duration::from_millis(config.rebalance_lock_max_live_time));
+        let stats = BrokerStats::new(&config.broker_cluster_name);
         let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
             registration: registration_service(&config, weak.clone()),
             broker_permission: AtomicI32::new(config.broker_permission),
@@ -222,7 +223,7 @@ impl BrokerController {
             locks,
             schedule,
             timer,
-            stats: BrokerStats::new(),
+            stats,
             store_host,
             boot_timestamp: now_millis(),
             overrides: Mutex::new(Vec::new()),
@@ -340,7 +341,9 @@ impl BrokerController {
                 Duration::from_secs(1),
                 TickOn::Worker,
                 move || {
-                    d.stats.sample();
+                    let (put, got) = d.store.message_totals();
+                    d.store.sample_stats();
+                    d.stats.sample(put, got);
                 },
             ),
         ]

@@ -21,6 +21,7 @@ pub mod paths;
 mod queue_api;
 mod recovery;
 mod service;
+pub mod stats;
 mod store_api;
 pub mod tools;
 pub mod util;
@@ -76,6 +77,8 @@ pub(crate) struct StoreInner {
     pub(crate) manual_delete_passes: AtomicI32,
     pub(crate) shutdown: AtomicBool,
     pub(crate) group_commit_requests: AtomicU64,
+    /// Java `StoreStatsService`: put/get counters and TPS for the runtime info.
+    pub(crate) stats: stats::StoreStats,
     pub(crate) total_memory: u64,
     /// Serialises dispatch (the reput thread, recovery and shutdown): consume-queue and index
     /// appends assume a single writer.

@@ -101,6 +101,7 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         manual_delete_passes: AtomicI32::new(0),
         shutdown: AtomicBool::new(false),
         group_commit_requests: AtomicU64::new(0),
+        stats: super::stats::StoreStats::new(super::util::now_ms()),
         total_memory: os::total_physical_memory(),
         dispatch_lock: parking_lot::Mutex::new(()),
     };

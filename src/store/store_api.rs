@@ -15,6 +15,12 @@ use super::message::*;
 use super::util::{find_property, props_iter};
 use super::{cleanup, CleanupReport, FlushDiskType, MessageStore, PutMessageHandle};
 
+/// Java `getDiskPartitionSpaceUsedPercent`'s answer: the ratio rounded up to a whole percent,
+/// -1 when the path cannot be measured.
+fn java_percent(ratio: Option<f64>) -> f64 {
+    ratio.map_or(-1.0, |r| (r * 100.0).ceil() / 100.0)
+}
+
 fn wants_wait(props: &[u8]) -> bool {
     find_property(props, "WAIT") != Some(b"false")
 }
@@ -37,12 +43,13 @@ impl MessageStore {
                 append: None,
             });
         }
+        let started = Instant::now();
         let a = self.inner.commitlog.put_message(msg);
         let own = a.result.as_ref().map(|r| OwnRecord {
             phy: r.wrote_offset,
             tags_code: msg.tags_code,
         });
-        self.after_append(a, own, || msg.wait_store_msg_ok)
+        self.after_append(a, own, started, || msg.wait_store_msg_ok)
     }
 
     /// Appends a classic batch (one record per inner message).
@@ -53,33 +60,43 @@ impl MessageStore {
                 append: None,
             });
         }
+        let started = Instant::now();
         let a = self.inner.commitlog.put_messages(batch);
-        self.after_append(a, None, || wants_wait(batch.batch_properties.as_bytes()))
+        self.after_append(a, None, started, || {
+            wants_wait(batch.batch_properties.as_bytes())
+        })
     }
 
     fn after_append(
         &self,
         a: super::commitlog::Appended,
         own: Option<OwnRecord>,
+        started: Instant,
         wait: impl FnOnce() -> bool,
     ) -> PutMessageHandle {
+        let stats = &self.inner.stats;
+        let ok = a.status == PutMessageStatus::PUT_OK;
+        if let Some(r) = a.result.as_ref().filter(|_| ok) {
+            stats.stored(r.msg_num.max(1) as u64, r.wrote_bytes.max(0) as u64);
+        }
         let result = PutMessageResult {
             status: a.status,
             append: a.result,
         };
-        if a.status != PutMessageStatus::PUT_OK
-            || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush
-        {
-            if a.status == PutMessageStatus::PUT_OK {
+        if !ok || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush {
+            if ok {
                 super::dispatch::reput::dispatch_after_put(&self.inner, own);
             }
+            stats.put_done(started.elapsed(), ok);
             return PutMessageHandle::done(result);
         }
         let Some(q) = self.inner.group_commit.as_ref() else {
+            stats.put_done(started.elapsed(), ok);
             return PutMessageHandle::done(result);
         };
         if !wait() {
             q.wake();
+            stats.put_done(started.elapsed(), ok);
             return PutMessageHandle::done(result);
         }
         let (tx, rx) = oneshot::channel();
@@ -91,6 +108,7 @@ impl MessageStore {
         q.submit(FlushRequest {
             next_offset: a.end_offset,
             deadline,
+            started,
             tx,
         });
         PutMessageHandle {
@@ -324,16 +342,31 @@ impl MessageStore {
         false
     }
 
+    /// Once a second: the store's TPS sample (Java `StoreStatsService`'s own thread).
+    pub fn sample_stats(&self) {
+        self.inner.stats.sample();
+    }
+
+    /// Messages stored and messages transferred to readers since start (Java BrokerStats's
+    /// `msgPutTotalTodayNow` and `msgGetTotalTodayNow`).
+    pub fn message_totals(&self) -> (u64, u64) {
+        let s = &self.inner.stats;
+        (s.put_times_total(), s.get_transferred_total())
+    }
+
     /// Figures for GET_BROKER_RUNTIME_INFO.
     pub fn runtime_info(&self) -> StoreRuntimeInfo {
         let i = &self.inner;
         StoreRuntimeInfo {
-            commit_log_disk_ratio: disk_used_ratio(i.commitlog.queue.dir()).unwrap_or(0.0),
-            consume_queue_disk_ratio: disk_used_ratio(i.paths.root()).unwrap_or(0.0),
+            commit_log_disk_ratio: java_percent(disk_used_ratio(i.commitlog.queue.dir())),
+            consume_queue_disk_ratio: java_percent(disk_used_ratio(i.paths.root())),
             commit_log_min_offset: i.commitlog.min_offset(),
             commit_log_max_offset: i.commitlog.max_offset(),
             dispatch_behind_bytes: self.dispatch_behind_bytes(),
-            put_message_total: i.commitlog.put_count.load(Ordering::Relaxed),
+            stats: i.stats.runtime_info(),
+            commit_log_dir: i.commitlog.queue.dir().display().to_string(),
+            root_dir_space: super::mapped_file::os::disk_space(i.paths.root()),
+            remain_to_flush: (i.commitlog.max_offset() - i.commitlog.flushed_offset()).max(0),
             group_commit_flushes: i.commitlog.queue.flush_count(),
             group_commit_requests: i.group_commit_requests.load(Ordering::Relaxed),
             earliest_message_time: self.earliest_message_time_store(),

@@ -110,6 +110,7 @@ async fn send_final_message(ctx: &BrokerContext, msg: &MessageInput) -> Result<(
         return Err(BrokerError::system("UNKNOWN_ERROR DEFAULT"));
     }
     let result = ctx.store.put_message(msg).wait().await;
+    super::send::count_put(ctx, &msg.topic, &result);
     use PutMessageStatus::*;
     let (code, remark) = match result.status {
         PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE => return Ok(()),

@@ -45,14 +45,17 @@ async fn check_and_put(
     if tc.topic_filter_type == "MULTI_TAG" {
         target.sys_flag |= MULTI_TAGS_FLAG;
     }
-    let (handle, transaction_id) = if header.is_batch() {
+    let (result, transaction_id) = if header.is_batch() {
         let batch = put::batch(ctx, request, &header, &target)?;
-        (ctx.store.put_messages(&batch), None)
+        let result = ctx.store.put_messages(&batch).wait().await;
+        count_put(ctx, &batch.topic, &result);
+        (result, None)
     } else {
         let (msg, uniq_key) = put::send_message(ctx, request, &header, &target)?;
-        (ctx.store.put_message(&msg), Some(uniq_key))
+        let result = ctx.store.put_message(&msg).wait().await;
+        count_put(ctx, &msg.topic, &result);
+        (result, Some(uniq_key))
     };
-    let result = handle.wait().await;
     Ok(put_result_response(
         ctx,
         request,
@@ -60,6 +63,18 @@ async fn check_and_put(
         target.queue_id,
         transaction_id,
     ))
+}
+
+/// Java `handlePutMessageResult`'s stats: a put the client is told was stored (also after a
+/// flush or slave timeout) counts for the topic it was stored under and for the broker.
+pub(crate) fn count_put(ctx: &BrokerContext, topic: &str, result: &PutMessageResult) {
+    use PutMessageStatus::*;
+    if let (PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE, Some(a)) =
+        (result.status, result.append.as_ref())
+    {
+        ctx.stats
+            .put(topic, a.msg_num.max(1) as u64, a.wrote_bytes.max(0) as u64);
+    }
 }
 
 /// Java `handlePutMessageResult`: the store's status as a response code and remark; the

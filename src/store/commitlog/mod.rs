@@ -9,7 +9,7 @@ pub mod recovery;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -57,8 +57,6 @@ pub struct CommitLog {
     lock_since: AtomicI64,
     poison_path: Mutex<Option<PathBuf>>,
     last_store_ts: AtomicI64,
-    /// Messages appended since start (for TPS stats).
-    pub(crate) put_count: AtomicU64,
     /// Wakes the idle prefault service once the max offset reaches `prefault_wake_at`.
     pub(crate) prefault_waker: IdleWaker,
     pub(crate) prefault_wake_at: AtomicI64,
@@ -114,7 +112,6 @@ impl CommitLog {
             lock_since: AtomicI64::new(0),
             poison_path: Mutex::new(None),
             last_store_ts: AtomicI64::new(0),
-            put_count: AtomicU64::new(0),
             prefault_waker: IdleWaker::default(),
             prefault_wake_at: AtomicI64::new(i64::MAX),
             read_low: AtomicI64::new(i64::MAX),
@@ -386,8 +383,6 @@ impl CommitLog {
             Ok(v) => v,
             Err(status) => return Appended::fail(status),
         };
-        self.put_count
-            .fetch_add(pps.len() as u64, Ordering::Relaxed);
         let msg_id = if pps.len() == 1 {
             offset_msg_id(store_host, base_phys)
         } else {

@@ -16,6 +16,8 @@ use crate::store::StoreInner;
 pub(crate) struct FlushRequest {
     pub next_offset: i64,
     pub deadline: Instant,
+    /// When the put began (its elapsed time goes to the store's stats when it completes).
+    pub started: Instant,
     pub tx: oneshot::Sender<PutMessageStatus>,
 }
 
@@ -91,6 +93,10 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
                 Some(st) => {
                     let tx = std::mem::replace(&mut r.tx, oneshot::channel().0);
                     let _ = tx.send(st);
+                    inner.stats.put_done(
+                        now.duration_since(r.started),
+                        st == PutMessageStatus::PUT_OK,
+                    );
                     false
                 }
                 None => true,
