@@ -82,7 +82,7 @@ mqadmin_suite() {
   MQA_TRIES=3 mqa_check M24b "^$T +$G +[0-9]+ +[0-9.]+ +[0-9.]+ +[1-9][0-9]* +[0-9]+" statsAll -a -t "$T"
   mqa_check M25 "^commitLogDirCapacity +: Total : [0-9.]+ [KMGTPE]?i?B, Free : " brokerStatus -b "$A"
   # GET_ALL_PRODUCER_INFO (328): the helper's producer, by group
-  mqa_check M26 "^producer group \($P\) instance : clientId=[^,]+,remoteIP=127\.0\.0\.1:[0-9]+, language=JAVA, version=[0-9]+, lastUpdateTimestamp=[0-9]+" producer -b "$A"
+  mqa_check M26 "^producer group \($P\) instance : clientId=[^,]+,remoteIP=/127\.0\.0\.1:[0-9]+, language=JAVA, version=[0-9]+, lastUpdateTimestamp=[0-9]+" producer -b "$A"
   # $hold is the subshell running java_scenarios: stop its JVM child too (else it holds on for holdSeconds)
   local k kids; kids=$(ps -o pid= --ppid "$hold" 2>/dev/null)
   for k in $kids; do stop "$k" TERM 10; done

@@ -144,6 +144,19 @@ pub fn get_broker_runtime_info(
     Ok(ok(request).with_body(table.encode()))
 }
 
+/// Java's `channel.remoteAddress().toString()`: "/127.0.0.1:5000"; an IPv6 host in full form
+/// without brackets ("/0:0:0:0:0:0:0:1:5000").
+fn java_channel_addr(addr: &std::net::SocketAddr) -> String {
+    match addr {
+        std::net::SocketAddr::V4(a) => format!("/{a}"),
+        std::net::SocketAddr::V6(a) => {
+            let s = a.ip().segments();
+            let host: Vec<String> = s.iter().map(|x| format!("{x:x}")).collect();
+            format!("/{}:{}", host.join(":"), a.port())
+        }
+    }
+}
+
 /// Java `MixAll.humanReadableByteCount(bytes, false)`: "512 B", "1.5 KiB", "46.0 GiB".
 fn human_readable_bytes(bytes: u64) -> String {
     if bytes < 1024 {
@@ -201,7 +214,7 @@ pub fn get_all_producer_info(
                 client_id: c.client_id,
                 language: c.language.name().to_string(),
                 last_update_timestamp: now - c.last_update.elapsed().as_millis() as i64,
-                remote_ip: c.conn.peer.to_string(),
+                remote_ip: java_channel_addr(&c.conn.peer),
                 version: c.version,
             })
             .collect();
@@ -262,7 +275,19 @@ pub fn query_consume_queue(
 
 #[cfg(test)]
 mod tests {
-    use super::human_readable_bytes;
+    use super::{human_readable_bytes, java_channel_addr};
+
+    #[test]
+    fn channel_addresses_read_as_javas() {
+        assert_eq!(
+            java_channel_addr(&"127.0.0.1:5000".parse().unwrap()),
+            "/127.0.0.1:5000"
+        );
+        assert_eq!(
+            java_channel_addr(&"[::1]:5000".parse().unwrap()),
+            "/0:0:0:0:0:0:0:1:5000"
+        );
+    }
 
     #[test]
     fn byte_counts_read_as_javas() {
