@@ -83,6 +83,10 @@ impl MessageStore {
             status: a.status,
             append: a.result,
         };
+        if a.status == PutMessageStatus::CREATE_MAPPED_FILE_FAILED {
+            // most likely the disk is full: the next puts get SERVICE_NOT_AVAILABLE
+            super::cleanup::check_disk(&self.inner);
+        }
         if !ok || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush {
             if ok {
                 super::dispatch::reput::dispatch_after_put(&self.inner, own);
