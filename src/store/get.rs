@@ -98,7 +98,8 @@ pub struct StoreRuntimeInfo {
     pub group_commit_requests: u64,
     pub earliest_message_time: i64,
     pub disk_full: bool,
-    pub poisoned: bool,
+    /// The failed fsync's error once the commit log is poisoned.
+    pub poisoned: Option<String>,
     /// Commit-log files deleted before they expired (disk pressure), and the messages in them.
     pub forced_deleted_files: u64,
     pub forced_deleted_messages: u64,
@@ -134,6 +135,11 @@ impl StoreRuntimeInfo {
             (
                 "earliestMessageTimeStamp",
                 self.earliest_message_time.to_string(),
+            ),
+            ("rmqdDiskFull", self.disk_full.to_string()),
+            (
+                "rmqdCommitLogFsyncFailed",
+                self.poisoned.clone().unwrap_or_default(),
             ),
             (
                 "rmqdForcedDeletedCommitLogFiles",

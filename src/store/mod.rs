@@ -243,7 +243,9 @@ impl MessageStore {
         s.reput.stop();
         let _ = dispatch::reput::reput_until(inner, inner.commitlog.max_offset(), true);
         s.cq_flush.stop();
-        flush::consume_queue::flush_all_logics(inner);
+        if let Err(e) = flush::consume_queue::flush_all_logics(inner) {
+            tracing::error!(error = %e, "consume-queue/index/checkpoint flush at shutdown failed");
+        }
         let behind = self.dispatch_behind_bytes();
         if behind == 0 && !inner.commitlog.is_poisoned() {
             if let Err(e) = std::fs::remove_file(inner.paths.abort()) {

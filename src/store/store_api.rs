@@ -83,6 +83,10 @@ impl MessageStore {
             status: a.status,
             append: a.result,
         };
+        if a.status == PutMessageStatus::CREATE_MAPPED_FILE_FAILED {
+            // most likely the disk is full: the next puts get SERVICE_NOT_AVAILABLE
+            super::cleanup::check_disk(&self.inner);
+        }
         if !ok || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush {
             if ok {
                 super::dispatch::reput::dispatch_after_put(&self.inner, own);
@@ -325,8 +329,7 @@ impl MessageStore {
                 path: self.inner.commitlog.poison_path().unwrap_or_default(),
             }
         })?;
-        super::flush::consume_queue::flush_all_logics(&self.inner);
-        Ok(())
+        super::flush::consume_queue::flush_all_logics(&self.inner)
     }
 
     /// Blocks until dispatch has caught up with everything confirmed (tests, admin).
@@ -354,6 +357,28 @@ impl MessageStore {
         (s.put_times_total(), s.get_transferred_total())
     }
 
+    /// The failed fsync's error once the commit log is poisoned (writes refused until restart).
+    pub fn poisoned(&self) -> Option<String> {
+        self.inner.commitlog.poison_cause()
+    }
+
+    /// Used ratios (0..1, -1 when unknown) of the partitions holding the commit log, the consume
+    /// queues and the index, as Java's send refusal reports them.
+    pub fn disk_used_ratios(&self) -> [f64; 3] {
+        let p = &self.inner.paths;
+        [
+            p.commit_log_dir().to_path_buf(),
+            p.consume_queue_root(),
+            p.index_dir(),
+        ]
+        .map(|d| disk_used_ratio(&d).unwrap_or(-1.0))
+    }
+
+    /// Whether puts are refused because the disk is over `diskSpaceWarningLevelRatio`.
+    pub fn is_disk_full(&self) -> bool {
+        self.inner.disk_full.load(Ordering::Acquire)
+    }
+
     /// Figures for GET_BROKER_RUNTIME_INFO.
     pub fn runtime_info(&self) -> StoreRuntimeInfo {
         let i = &self.inner;
@@ -371,7 +396,7 @@ impl MessageStore {
             group_commit_requests: i.group_commit_requests.load(Ordering::Relaxed),
             earliest_message_time: self.earliest_message_time_store(),
             disk_full: i.disk_full.load(Ordering::Acquire),
-            poisoned: i.commitlog.is_poisoned(),
+            poisoned: i.commitlog.poison_cause(),
             forced_deleted_files: i.forced_deletions.load(Ordering::Acquire),
             forced_deleted_messages: i.forced_deleted_messages.load(Ordering::Acquire),
         }

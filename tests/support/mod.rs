@@ -9,6 +9,8 @@ use bytes::BytesMut;
 use rmqd::remoting::codec::encode_frame;
 use rmqd::remoting::{FrameCodec, RemotingCommand};
 
+pub mod process;
+
 /// One whole frame from a file under `tests/golden/` (`rel`), decoded; nothing may follow it.
 pub fn golden_frame(rel: &str) -> RemotingCommand {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -94,7 +94,11 @@ impl SubscriptionGroupManager {
                 remark,
             ));
         }
-        self.update(SubscriptionGroupConfig::new(group))?;
+        // as Java's ConfigManager.persist, a file that cannot be written is logged and the group
+        // serves from memory: a disk gone read-only must not stop consumers reading
+        if let Err(e) = self.update(SubscriptionGroupConfig::new(group)) {
+            tracing::error!(group, error = %e, "auto-created subscription group not persisted");
+        }
         Ok(self.find(group).expect("just created"))
     }
 

@@ -77,6 +77,26 @@ pub(crate) fn count_put(ctx: &BrokerContext, topic: &str, result: &PutMessageRes
     }
 }
 
+/// SERVICE_NOT_AVAILABLE's remark: Java's text with its disk usage (`diskUtil()`), or, once a
+/// failed fsync has poisoned the commit log (Java has no such state), what happened and what the
+/// operator must do. Code 14 either way: the Java client retries it on another broker and
+/// otherwise fails the send, where FLUSH_DISK_TIMEOUT would come back as a SendResult.
+pub(crate) fn not_available_remark(ctx: &BrokerContext) -> String {
+    if let Some(cause) = ctx.store.poisoned() {
+        return format!(
+            "service not available now: an fsync of the commit log failed ({cause}), so this \
+             broker refuses all writes; messages stored before stay readable. Fix the disk, \
+             then restart the broker."
+        );
+    }
+    let [cl, cq, index] = ctx.store.disk_used_ratios();
+    format!(
+        "service not available now. It may be caused by one of the following reasons: the \
+         broker's disk is full [CL: {cl:5.2} CQ: {cq:5.2} INDEX: {index:5.2}], messages are put \
+         to the slave, message store has been shut down, etc."
+    )
+}
+
 /// Java `handlePutMessageResult`: the store's status as a response code and remark; the
 /// header carries the offset msgId, the queue asked for (a half message's real queue) and,
 /// as Java's `transactionId`, the message's UNIQ_KEY.
@@ -103,7 +123,7 @@ fn put_result_response(
         ),
         SERVICE_NOT_AVAILABLE => (
             ResponseCode::SERVICE_NOT_AVAILABLE,
-            Some("service not available now. It may be caused by one of the following reasons: the broker's disk is full, messages are put to the slave, message store has been shut down, etc.".to_string()),
+            Some(not_available_remark(ctx)),
         ),
         OS_PAGE_CACHE_BUSY => (ResponseCode::SYSTEM_BUSY, Some("[PC_SYNCHRONIZED]broker busy, start flow control for a while".to_string())),
         UNKNOWN_ERROR => (ResponseCode::SYSTEM_ERROR, Some("UNKNOWN_ERROR".to_string())),

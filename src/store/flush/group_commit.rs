@@ -82,10 +82,13 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
             inner.reput_waker.wake();
         }
         let now = Instant::now();
+        // after a failed fsync what reached disk before it is still acknowledged; the rest is
+        // refused, not FLUSH_DISK_TIMEOUT, which the Java client returns as a SendResult
+        let durable = flushed.unwrap_or_else(|| inner.commitlog.flushed_offset());
         pending.retain_mut(|r| {
             let done = match flushed {
-                Some(f) if f >= r.next_offset => Some(PutMessageStatus::PUT_OK),
-                None => Some(PutMessageStatus::FLUSH_DISK_TIMEOUT),
+                _ if durable >= r.next_offset => Some(PutMessageStatus::PUT_OK),
+                None => Some(PutMessageStatus::SERVICE_NOT_AVAILABLE),
                 _ if now >= r.deadline || stopping => Some(PutMessageStatus::FLUSH_DISK_TIMEOUT),
                 _ => None,
             };

@@ -31,8 +31,7 @@ pub(crate) fn flush_commit_log(
             StoreError::Io { path, .. } => path.clone(),
             _ => cl.queue.dir().to_path_buf(),
         };
-        tracing::error!(error = %e, "commit-log flush failed");
-        cl.poison(path);
+        cl.poison(path, &e);
         return Err(());
     }
     let flushed = cl.flushed_offset();
