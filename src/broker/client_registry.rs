@@ -266,6 +266,11 @@ impl ClientRegistry {
             .collect()
     }
 
+    /// Every consumer group with its members.
+    pub fn consumer_table(&self) -> Vec<ConsumerGroupInfo> {
+        self.consumers.iter().map(|g| g.value().clone()).collect()
+    }
+
     /// Every producer group with its connections.
     pub fn producer_table(&self) -> Vec<(String, Vec<ClientChannel>)> {
         self.producers

@@ -176,6 +176,16 @@ config_table! {
         "serverSocketBacklog" server_socket_backlog: i32 = 1024;
         /// s of silence after which a connection is closed (120).
         "serverChannelMaxIdleTimeSeconds" server_channel_max_idle_time_seconds: u64 = 120;
+        /// DISABLE or PROM: serve Prometheus `/metrics` on `metricsPromExporterHost`:
+        /// `metricsPromExporterPort` (DISABLE). Java's OTLP_GRPC and LOG exporters are not
+        /// built: rmqd logs an error and exports nothing.
+        "metricsExporterType" metrics_exporter_type: String = "DISABLE".into();
+        /// Port of `/metrics` (5557).
+        "metricsPromExporterPort" metrics_prom_exporter_port: u16 = 5557;
+        /// Address `/metrics` binds (empty: `brokerIP1`, as Java).
+        "metricsPromExporterHost" metrics_prom_exporter_host: String = String::new();
+        /// `k1:v1,k2:v2` labels added to every series (empty).
+        "metricsLabel" metrics_label: String = String::new();
         /// The trace topic's name (`RMQ_SYS_TRACE_TOPIC`).
         [unlisted] "msgTraceTopicName" msg_trace_topic_name: String = "RMQ_SYS_TRACE_TOPIC".into();
         /// rmqd: also serve the VIP channel on `listenPort - 2`, as the Java broker always does

@@ -26,8 +26,32 @@ impl RequestHandler for BrokerHandler {
         conn: Arc<Connection>,
         request: RemotingCommand,
     ) -> Option<RemotingCommand> {
-        let result = process(&self.ctx, &conn, &request).await;
-        respond(result, &request)
+        if !self.ctx.metrics.enabled() {
+            let result = process(&self.ctx, &conn, &request).await;
+            return respond(result, &request);
+        }
+        let started = std::time::Instant::now();
+        let (result, long_polled) = crate::broker::metrics::LONG_POLLED
+            .scope(std::cell::Cell::new(false), async {
+                let r = process(&self.ctx, &conn, &request).await;
+                (r, crate::broker::metrics::LONG_POLLED.with(|c| c.get()))
+            })
+            .await;
+        let response = respond(result, &request);
+        let key = crate::broker::metrics::RpcKey {
+            request_code: request.code,
+            response_code: response.as_ref().map(|r| r.code),
+            long_polling: long_polled,
+            result: if request.is_oneway() {
+                crate::broker::metrics::RpcResult::Oneway
+            } else {
+                crate::broker::metrics::RpcResult::Success
+            },
+        };
+        self.ctx
+            .metrics
+            .rpc(key, started.elapsed().as_micros() as u64);
+        response
     }
 
     fn on_close(&self, conn: &Arc<Connection>) {

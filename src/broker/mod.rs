@@ -6,6 +6,7 @@ pub mod dispatch;
 pub mod error;
 pub mod long_polling;
 pub mod metadata;
+pub mod metrics;
 pub mod namesrv_registration;
 pub mod periodic;
 pub mod processor;
@@ -59,6 +60,8 @@ pub struct BrokerContext {
     pub schedule: Arc<ScheduleMessageService>,
     pub timer: Arc<TimerMessageService>,
     pub stats: BrokerStats,
+    /// Prometheus counters (`metricsExporterType=PROM`); counts nothing when off.
+    pub metrics: metrics::BrokerMetrics,
     /// `brokerIP1:listenPort`, written into every record as the store host.
     pub store_host: SocketAddr,
     pub boot_timestamp: i64,
@@ -182,6 +185,8 @@ pub struct BrokerController {
     fast_server: Option<ServerHandle>,
     services: Vec<PeriodicService>,
     transaction_check: TransactionalMessageCheckService,
+    /// `/metrics` (address, task) when `metricsExporterType=PROM`.
+    metrics_http: Option<(SocketAddr, periodic::BackgroundTask)>,
 }
 
 impl BrokerController {
@@ -210,6 +215,8 @@ impl BrokerController {
         let locks =
             RebalanceLockManager::new(Duration::from_millis(config.rebalance_lock_max_live_time));
         let stats = BrokerStats::new(&config.broker_cluster_name);
+        let metrics =
+            metrics::BrokerMetrics::new(config.metrics_exporter_type.eq_ignore_ascii_case("PROM"));
         let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
             registration: registration_service(&config, weak.clone()),
             broker_permission: AtomicI32::new(config.broker_permission),
@@ -224,6 +231,7 @@ impl BrokerController {
             schedule,
             timer,
             stats,
+            metrics,
             store_host,
             boot_timestamp: now_millis(),
             overrides: Mutex::new(Vec::new()),
@@ -244,6 +252,9 @@ impl BrokerController {
                 }
             }));
         ctx.topics.persist()?;
+        let metrics_http = metrics::http::start(&ctx)
+            .await
+            .map_err(StartError::Metrics)?;
         let (server, fast_server) = Self::serve(&ctx, listen_port_configured).await?;
         let services = Self::start_services(&ctx);
         ctx.schedule.start();
@@ -261,6 +272,7 @@ impl BrokerController {
             fast_server,
             services,
             transaction_check,
+            metrics_http,
         })
     }
 
@@ -353,6 +365,11 @@ impl BrokerController {
         self.server.local_addr
     }
 
+    /// Where `/metrics` is served, when it is.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_http.as_ref().map(|(a, _)| *a)
+    }
+
     /// The VIP channel's address, when it is open.
     pub fn fast_local_addr(&self) -> Option<SocketAddr> {
         self.fast_server.as_ref().map(|s| s.local_addr)
@@ -375,6 +392,9 @@ impl BrokerController {
         }
         for s in self.services {
             s.stop().await;
+        }
+        if let Some((_, task)) = self.metrics_http {
+            task.stop().await;
         }
         self.ctx.schedule.stop().await;
         self.ctx.timer.stop().await;

@@ -78,6 +78,25 @@ pub struct QueryMessageResult {
     pub index_last_update_phyoffset: i64,
 }
 
+/// Figures for rmqd's own metrics (`MessageStore::observability`).
+#[derive(Debug)]
+pub struct StoreObservability<'a> {
+    /// (path, used ratio as statvfs reports it, unrounded) of the store root and, when it lies
+    /// elsewhere, the commit-log directory.
+    pub path_usage: Vec<(String, f64)>,
+    /// The configured ratios: expired files deleted (`diskMaxUsedSpaceRatio`), files deleted
+    /// even if unexpired (`diskSpaceCleanForciblyRatio`), writes refused
+    /// (`diskSpaceWarningLevelRatio`).
+    pub watermarks: Vec<(&'static str, f64)>,
+    /// Store time of the newest message minus that of the last dispatched one, while dispatch
+    /// is behind; 0 when caught up.
+    pub dispatch_behind_ms: i64,
+    pub put_latency: &'a crate::common::histogram::Histogram,
+    pub flush_latency: &'a crate::common::histogram::Histogram,
+    pub recovery_ms: u64,
+    pub recovery_scanned_bytes: u64,
+}
+
 /// Figures for GET_BROKER_RUNTIME_INFO.
 #[derive(Debug, Clone, Default)]
 pub struct StoreRuntimeInfo {

@@ -41,7 +41,7 @@ pub use dispatch::{ArrivalListener, MessageArrival};
 pub use error::{ConfigError, Result, StoreError};
 pub use get::{
     BoundaryType, GetMessageResult, GetMessageStatus, MessageFilter, QueryMessageResult,
-    StoreRuntimeInfo,
+    StoreObservability, StoreRuntimeInfo,
 };
 pub use message::{
     AppendMessageResult, AppendMessageStatus, MessageBatchInput, MessageInput, PutMessageResult,

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use crate::common::histogram::{Histogram, STORE_LATENCY_BUCKETS};
 use crate::common::java_format::java_double;
 
 /// Java `MAX_RECORDS_OF_SAMPLING + 1`: ten minutes of one-second samples.
@@ -95,6 +96,13 @@ pub struct StoreStats {
     get_time_max: AtomicU64,
     samples: Mutex<VecDeque<Sample>>,
     rolled: Mutex<Rolled>,
+    /// rmqd: every put's time (µs), cumulative, for `/metrics`.
+    pub(crate) put_latency: Histogram,
+    /// rmqd: every commit-log flush's time (µs).
+    pub(crate) flush_latency: Histogram,
+    /// rmqd: the last recovery's time (ms) and the commit-log bytes it scanned.
+    pub(crate) recovery_ms: AtomicU64,
+    pub(crate) recovery_scanned_bytes: AtomicU64,
 }
 
 impl StoreStats {
@@ -118,6 +126,10 @@ impl StoreStats {
                 dist: None,
                 fine: [0; FINE_N + 1],
             }),
+            put_latency: Histogram::new(STORE_LATENCY_BUCKETS, 1000.0),
+            flush_latency: Histogram::new(STORE_LATENCY_BUCKETS, 1000.0),
+            recovery_ms: AtomicU64::new(0),
+            recovery_scanned_bytes: AtomicU64::new(0),
         }
     }
 
@@ -129,6 +141,7 @@ impl StoreStats {
 
     /// A put finished (after its flush under SYNC_FLUSH) in `elapsed`; `ok` false counts a failure.
     pub(crate) fn put_done(&self, elapsed: Duration, ok: bool) {
+        self.put_latency.record(elapsed.as_micros() as u64);
         let ms = elapsed.as_millis() as u64;
         let coarse = if ms == 0 {
             0

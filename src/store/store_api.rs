@@ -379,6 +379,43 @@ impl MessageStore {
         self.inner.disk_full.load(Ordering::Acquire)
     }
 
+    /// What rmqd's own metrics read (README "Metrics"): usage of each store path next to the
+    /// ratios cleanup and refusal start at, dispatch lag in time, put and flush latencies, the
+    /// last recovery.
+    pub fn observability(&self) -> StoreObservability<'_> {
+        let i = &self.inner;
+        let mut paths = vec![i.paths.root().to_path_buf()];
+        let cl = i.commitlog.queue.dir().to_path_buf();
+        if !cl.starts_with(i.paths.root()) {
+            paths.push(cl);
+        }
+        let path_usage = paths
+            .into_iter()
+            .filter_map(|p| disk_used_ratio(&p).map(|r| (p.display().to_string(), r)))
+            .collect();
+        let pct = |v: i32| v as f64 / 100.0;
+        let behind = self.dispatch_behind_bytes() > 0;
+        let last_put = i.commitlog.last_store_timestamp();
+        let last_dispatched = i.last_dispatched_ts.load(Ordering::Acquire);
+        StoreObservability {
+            path_usage,
+            watermarks: vec![
+                ("clean_expired", pct(i.cfg.disk_max_used_space_ratio)),
+                ("clean_forcibly", pct(i.cfg.disk_space_clean_forcibly_ratio)),
+                ("refuse_writes", pct(i.cfg.disk_space_warning_level_ratio)),
+            ],
+            dispatch_behind_ms: if behind && last_dispatched > 0 {
+                (last_put - last_dispatched).max(0)
+            } else {
+                0
+            },
+            put_latency: &i.stats.put_latency,
+            flush_latency: &i.stats.flush_latency,
+            recovery_ms: i.stats.recovery_ms.load(Ordering::Relaxed),
+            recovery_scanned_bytes: i.stats.recovery_scanned_bytes.load(Ordering::Relaxed),
+        }
+    }
+
     /// Figures for GET_BROKER_RUNTIME_INFO.
     pub fn runtime_info(&self) -> StoreRuntimeInfo {
         let i = &self.inner;

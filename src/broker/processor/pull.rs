@@ -273,6 +273,7 @@ async fn pull(
             ctx.config.short_polling_time_mills as i64
         };
         let deadline = deadline_after(millis);
+        crate::broker::metrics::mark_long_polled();
         result = ctx
             .pull_hold
             .hold(&h.topic, h.queue_id, deadline, || {
@@ -285,7 +286,22 @@ async fn pull(
             })
             .await;
     }
+    if ctx.metrics.enabled() {
+        // Java's pull offset table: what the lag gauges count in flight and ready from
+        ctx.offsets.commit_pull(
+            &h.consumer_group,
+            &h.topic,
+            h.queue_id,
+            result.next_begin_offset,
+        );
+    }
     if result.status == GetMessageStatus::FOUND {
+        ctx.metrics.message_out(
+            &h.consumer_group,
+            &h.topic,
+            result.messages.len() as u64,
+            result.buffer_total_size as u64,
+        );
         ctx.stats.got(
             &h.consumer_group,
             &h.topic,

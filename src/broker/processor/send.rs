@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::broker::metrics::MessageType;
 use crate::broker::put::check::{check_message, read_send_header, with_trace_keys};
 use crate::broker::put::client::{self as put, Target};
 use crate::broker::put::random_queue;
@@ -45,15 +46,21 @@ async fn check_and_put(
     if tc.topic_filter_type == "MULTI_TAG" {
         target.sys_flag |= MULTI_TAGS_FLAG;
     }
+    // Java types a send by the properties its header carries
+    let ty = if ctx.metrics.enabled() {
+        MessageType::of_properties(header.properties.as_deref().unwrap_or("").as_bytes())
+    } else {
+        MessageType::Normal
+    };
     let (result, transaction_id) = if header.is_batch() {
         let batch = put::batch(ctx, request, &header, &target)?;
         let result = ctx.store.put_messages(&batch).wait().await;
-        count_put(ctx, &batch.topic, &result);
+        count_put(ctx, &batch.topic, &result, Some(ty));
         (result, None)
     } else {
         let (msg, uniq_key) = put::send_message(ctx, request, &header, &target)?;
         let result = ctx.store.put_message(&msg).wait().await;
-        count_put(ctx, &msg.topic, &result);
+        count_put(ctx, &msg.topic, &result, Some(ty));
         (result, Some(uniq_key))
     };
     Ok(put_result_response(
@@ -66,14 +73,24 @@ async fn check_and_put(
 }
 
 /// Java `handlePutMessageResult`'s stats: a put the client is told was stored (also after a
-/// flush or slave timeout) counts for the topic it was stored under and for the broker.
-pub(crate) fn count_put(ctx: &BrokerContext, topic: &str, result: &PutMessageResult) {
+/// flush or slave timeout) counts for the topic it was stored under and for the broker; with a
+/// message type it counts in the Prometheus families too (a client's send does, the commit of a
+/// transaction does not).
+pub(crate) fn count_put(
+    ctx: &BrokerContext,
+    topic: &str,
+    result: &PutMessageResult,
+    ty: Option<MessageType>,
+) {
     use PutMessageStatus::*;
     if let (PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE, Some(a)) =
         (result.status, result.append.as_ref())
     {
-        ctx.stats
-            .put(topic, a.msg_num.max(1) as u64, a.wrote_bytes.max(0) as u64);
+        let (msgs, bytes) = (a.msg_num.max(1) as u64, a.wrote_bytes.max(0) as u64);
+        ctx.stats.put(topic, msgs, bytes);
+        if let Some(ty) = ty {
+            ctx.metrics.message_in(topic, ty, msgs, bytes);
+        }
     }
 }
 
