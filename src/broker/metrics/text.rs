@@ -430,10 +430,10 @@ fn lag(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
     let perm = ctx.broker_permission();
     for sub in ctx.groups.all() {
         let group = &sub.group_name;
-        let Some(info) = ctx.clients.consumer_group(group) else {
+        let Some(topics) = ctx.clients.subscribed_topics(group) else {
             continue;
         };
-        for topic in info.subscriptions.keys() {
+        for topic in &topics {
             if topic.starts_with(RETRY_GROUP_TOPIC_PREFIX) {
                 continue;
             }

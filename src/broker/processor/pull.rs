@@ -287,6 +287,10 @@ async fn pull(
             .await;
     }
     if ctx.metrics.enabled() {
+        if h.sys_flag & FLAG_SUBSCRIPTION != 0 {
+            ctx.clients
+                .compensate_subscription(&h.consumer_group, &h.topic);
+        }
         // Java's pull offset table: what the lag gauges count in flight and ready from
         ctx.offsets.commit_pull(
             &h.consumer_group,
