@@ -79,6 +79,25 @@ impl RawClient {
         self.recv().expect("connection closed before the answer")
     }
 
+    /// Sends `cmd` and returns the answer; `None` when the connection breaks, closes or times out
+    /// first (a broker that was killed), instead of panicking.
+    pub fn try_call(&mut self, cmd: &RemotingCommand) -> Option<RemotingCommand> {
+        let mut out = BytesMut::new();
+        encode_frame(cmd, &mut out);
+        self.stream.write_all(&out).ok()?;
+        let codec = FrameCodec::default();
+        loop {
+            if let Some(cmd) = codec.decode_frame(&mut self.buf).ok()? {
+                return Some(cmd);
+            }
+            let mut chunk = [0u8; 8192];
+            match self.stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+
     /// Sends `cmd` and returns its response, passing over the requests the broker may send first
     /// (NOTIFY_CONSUMER_IDS_CHANGED after a heartbeat, transaction check-backs).
     pub fn call_past_requests(&mut self, cmd: &RemotingCommand) -> RemotingCommand {
