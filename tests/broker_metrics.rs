@@ -236,6 +236,37 @@ async fn scraped_values_agree_with_the_workload() {
             assert_eq!(keys, sorted, "labels in name order: {line}");
         }
 
+        // every family config/grafana-rmqd.json charts is in this scrape (DLQ sends aside: this
+        // workload makes none)
+        let dash = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/grafana-rmqd.json"),
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&dash).unwrap();
+        let mut charted = std::collections::BTreeSet::new();
+        for p in v["panels"].as_array().unwrap() {
+            for t in p["targets"].as_array().unwrap() {
+                let e = t["expr"].as_str().unwrap();
+                for (i, _) in e.match_indices("rocketmq_").chain(e.match_indices("rmqd_")) {
+                    let name: String = e[i..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    charted.insert(name);
+                }
+            }
+        }
+        assert!(charted.len() > 10, "{charted:?}");
+        for name in charted {
+            if name == "rocketmq_send_to_dlq_messages_total" {
+                continue;
+            }
+            assert!(
+                body.lines().any(|l| l.starts_with(&format!("{name}{{"))),
+                "the dashboard charts {name}, which the scrape lacks"
+            );
+        }
+
         let (head, body) = http(metrics, "HEAD");
         assert!(head.starts_with("HTTP/1.1 200") && body.is_empty());
         let (head, _) = http(metrics, "POST");
