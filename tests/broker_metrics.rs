@@ -184,6 +184,10 @@ async fn scraped_values_agree_with_the_workload() {
         assert_eq!(value(&s, "rocketmq_rpc_latency_milliseconds_count", &send_rpc), sent);
         assert!(value(&s, "rmqd_put_latency_milliseconds_count", &[]) >= sent);
         assert_eq!(value(&s, "rocketmq_broker_permission", &[]), 6.0);
+        assert_eq!(value(&s, "rmqd_disk_full", &[]), 0.0);
+        assert_eq!(value(&s, "rmqd_commitlog_fsync_failed", &[]), 0.0);
+        assert_eq!(value(&s, "rmqd_cleanup_forced_deleted_files_total", &[]), 0.0);
+        assert!(value(&s, "rmqd_recovery_duration_milliseconds", &[]) >= 0.0);
         let consumers = [("consumer_group", GROUP), ("consume_mode", "pull")];
         assert_eq!(value(&s, "rocketmq_consumer_connections", &consumers), 1.0);
         assert_eq!(

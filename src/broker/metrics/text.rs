@@ -547,6 +547,35 @@ fn rmqd_own(ctx: &BrokerContext, e: &mut Exposition) {
         "Time of one commit-log flush (msync of the dirty range: the fsync of the data)",
         &[(vec![], o.flush_latency)],
     );
+    // what forced cleanup (disk pressure) deleted before it expired (README "Where rmqd differs")
+    let info = ctx.store.runtime_info();
+    e.counter(
+        "rmqd_cleanup_forced_deleted_files_total",
+        &[(vec![], info.forced_deleted_files as f64)],
+    );
+    e.counter(
+        "rmqd_cleanup_forced_deleted_messages_total",
+        &[(vec![], info.forced_deleted_messages as f64)],
+    );
+    e.counter(
+        "rmqd_cleanup_forced_deleted_unconsumed_messages_total",
+        &[(
+            vec![],
+            ctx.stats
+                .forced_unconsumed
+                .load(std::sync::atomic::Ordering::Relaxed) as f64,
+        )],
+    );
+    e.gauge(
+        "rmqd_commitlog_fsync_failed",
+        "",
+        &[(vec![], if info.poisoned.is_some() { 1.0 } else { 0.0 })],
+    );
+    e.gauge(
+        "rmqd_disk_full",
+        "",
+        &[(vec![], if info.disk_full { 1.0 } else { 0.0 })],
+    );
     e.gauge(
         "rmqd_pull_held_requests",
         "",
