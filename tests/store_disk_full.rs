@@ -181,10 +181,11 @@ fn full_disk_case(size: &str, config: fn(&Path) -> rmqd::store::config::MessageS
         "after",
         "UAFTER",
     );
+    // the disk check runs every second (Java's every 10 s): writes resume within Java's period
     let t = std::time::Instant::now();
     let r = loop {
         let r = store.put_message(&m).wait_blocking();
-        if r.status != PutMessageStatus::SERVICE_NOT_AVAILABLE || t.elapsed().as_secs() >= 3 {
+        if r.status != PutMessageStatus::SERVICE_NOT_AVAILABLE || t.elapsed().as_secs() >= 10 {
             break r;
         }
         std::thread::sleep(Duration::from_millis(50));

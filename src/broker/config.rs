@@ -337,7 +337,8 @@ mod tests {
             shortPollingTimeMills enablePropertyFilter useServerSideResetOffset traceTopicEnable \
             regionId traceOn rejectTransactionMessage transactionTimeOut transactionCheckMax \
             transactionCheckInterval storeReplyMessageEnable serverSocketBacklog \
-            serverChannelMaxIdleTimeSeconds";
+            serverChannelMaxIdleTimeSeconds metricsExporterType metricsPromExporterPort \
+            metricsPromExporterHost metricsLabel";
         assert_eq!(keys, expected.split_whitespace().collect::<Vec<_>>());
     }
 }

@@ -48,9 +48,12 @@ impl RequestHandler for BrokerHandler {
                 crate::broker::metrics::RpcResult::Success
             },
         };
-        self.ctx
-            .metrics
-            .rpc(key, started.elapsed().as_micros() as u64);
+        // Java records whole milliseconds; a code with no processor gets no series (a client
+        // cycling through numbers must not grow the table)
+        if RequestCode::from_code(request.code).is_some() {
+            let ms = started.elapsed().as_millis() as u64;
+            self.ctx.metrics.rpc(key, ms * 1000);
+        }
         response
     }
 

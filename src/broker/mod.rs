@@ -351,11 +351,10 @@ impl BrokerController {
                 "stats-sampler",
                 Duration::from_secs(1),
                 Duration::from_secs(1),
-                TickOn::Worker,
+                TickOn::BlockingPool,
                 move || {
-                    let (put, got) = d.store.message_totals();
                     d.store.sample_stats();
-                    d.stats.sample(put, got);
+                    d.stats.sample();
                 },
             ),
         ]

@@ -51,14 +51,17 @@ mod tests {
 
 /// Java `MQVersion.getVersionDesc`: the `Version` constant a client's version number names
 /// ("V5_3_3" for 479). From 4.0.0 on the constants run SNAPSHOT, release for every x.y.z; the
-/// irregular 3.x names are answered as "V3"; numbers past the table as its last, V5_9_9.
+/// irregular 3.x names are answered as "V3"; numbers past the table as Java's `HIGHER_VERSION`.
 pub fn mq_version_desc(version: i32) -> String {
     const V4_0_0_SNAPSHOT: i32 = 212;
     const LAST: i32 = 611;
     if version < V4_0_0_SNAPSHOT {
         return "V3".into();
     }
-    let v = version.min(LAST) - V4_0_0_SNAPSHOT;
+    if version > LAST {
+        return "HIGHER_VERSION".into();
+    }
+    let v = version - V4_0_0_SNAPSHOT;
     let k = v / 2;
     let snapshot = if v % 2 == 0 { "_SNAPSHOT" } else { "" };
     format!("V{}_{}_{}{snapshot}", 4 + k / 100, k / 10 % 10, k % 10)
@@ -74,6 +77,7 @@ mod version_tests {
         assert_eq!(mq_version_desc(478), "V5_3_3_SNAPSHOT");
         assert_eq!(mq_version_desc(212), "V4_0_0_SNAPSHOT");
         assert_eq!(mq_version_desc(411), "V4_9_9");
-        assert_eq!(mq_version_desc(10_000), "V5_9_9");
+        assert_eq!(mq_version_desc(611), "V5_9_9");
+        assert_eq!(mq_version_desc(10_000), "HIGHER_VERSION");
     }
 }

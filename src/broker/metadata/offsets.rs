@@ -137,11 +137,15 @@ impl ConsumerOffsetManager {
     pub fn remove_group(&self, group: &str) {
         self.table
             .retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
+        self.pull
+            .retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
         *self.dirty.lock() = true;
     }
 
     pub fn remove_topic(&self, topic: &str) {
         self.table
+            .retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
+        self.pull
             .retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
         *self.dirty.lock() = true;
     }

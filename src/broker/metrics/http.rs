@@ -1,5 +1,7 @@
 //! The `/metrics` HTTP endpoint: HTTP/1.x GET or HEAD, one response per connection. A request
-//! head over 8 KiB or slower than 5 s is dropped; any path answers, as Java's exporter does.
+//! head over 8 KiB or slower than 5 s, and a response not taken within 5 s, are dropped; at most
+//! 16 connections at once (more are closed at accept); one render at a time, and scrapes within a
+//! second share it. Any path answers, as Java's exporter does.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Weak};
@@ -13,6 +15,13 @@ use crate::broker::BrokerContext;
 
 const MAX_HEAD: usize = 8 * 1024;
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+const MAX_CONNECTIONS: usize = 16;
+/// Scrapes this close together get the same text.
+const REUSE: Duration = Duration::from_secs(1);
+
+/// The last render, shared by scrapes within `REUSE`; its lock also lets one render run at once.
+type Cache = Arc<tokio::sync::Mutex<Option<(std::time::Instant, Arc<String>)>>>;
 
 /// Binds `addr` and serves scrapes until stopped.
 pub async fn serve(
@@ -23,6 +32,8 @@ pub async fn serve(
     let local = listener.local_addr()?;
     tracing::info!(%local, "serving Prometheus metrics on /metrics");
     let task = BackgroundTask::spawn("metrics-http", move |stop| async move {
+        let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        let cache: Cache = Arc::default();
         loop {
             let accepted = tokio::select! {
                 _ = stop.cancelled() => return,
@@ -32,18 +43,46 @@ pub async fn serve(
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
-            let ctx = ctx.clone();
+            let Ok(slot) = slots.clone().try_acquire_owned() else {
+                drop(stream);
+                continue;
+            };
+            let (ctx, cache) = (ctx.clone(), cache.clone());
             tokio::spawn(async move {
-                if let Err(e) = answer(stream, ctx).await {
+                if let Err(e) = answer(stream, ctx, cache).await {
                     tracing::debug!(error = %e, "metrics request dropped");
                 }
+                drop(slot);
             });
         }
     });
     Ok((local, task))
 }
 
-async fn answer(mut stream: TcpStream, ctx: Weak<BrokerContext>) -> std::io::Result<()> {
+/// The exposition, rendered at most once per `REUSE` and never twice at once; `None` when the
+/// broker is gone or the render failed.
+async fn render(ctx: &Weak<BrokerContext>, cache: &Cache) -> Option<Arc<String>> {
+    let mut last = cache.lock().await;
+    if let Some((at, text)) = last.as_ref() {
+        if at.elapsed() < REUSE {
+            return Some(text.clone());
+        }
+    }
+    let ctx = ctx.upgrade()?;
+    let text = Arc::new(
+        tokio::task::spawn_blocking(move || super::text::render(&ctx))
+            .await
+            .ok()?,
+    );
+    *last = Some((std::time::Instant::now(), text.clone()));
+    Some(text)
+}
+
+async fn answer(
+    mut stream: TcpStream,
+    ctx: Weak<BrokerContext>,
+    cache: Cache,
+) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(512);
     let mut buf = [0u8; 1024];
     let read = async {
@@ -64,16 +103,24 @@ async fn answer(mut stream: TcpStream, ctx: Weak<BrokerContext>) -> std::io::Res
     let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let method = line.split(|&b| b == b' ').next().unwrap_or_default();
     let (status, body, send_body) = match method {
-        b"GET" | b"HEAD" => match ctx.upgrade() {
-            Some(ctx) => {
-                let text = tokio::task::spawn_blocking(move || super::text::render(&ctx))
-                    .await
-                    .unwrap_or_default();
-                ("200 OK", text, method == b"GET")
-            }
-            None => ("503 Service Unavailable", "broker stopped\n".into(), true),
+        b"GET" | b"HEAD" => match render(&ctx, &cache).await {
+            Some(text) => ("200 OK", text, method == b"GET"),
+            None if ctx.strong_count() == 0 => (
+                "503 Service Unavailable",
+                Arc::new("broker stopped\n".to_string()),
+                true,
+            ),
+            None => (
+                "500 Internal Server Error",
+                Arc::new("metrics render failed; see the broker log\n".to_string()),
+                true,
+            ),
         },
-        _ => ("405 Method Not Allowed", "GET or HEAD\n".into(), true),
+        _ => (
+            "405 Method Not Allowed",
+            Arc::new("GET or HEAD\n".to_string()),
+            true,
+        ),
     };
     let mut out = format!(
         "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n\
@@ -84,8 +131,13 @@ async fn answer(mut stream: TcpStream, ctx: Weak<BrokerContext>) -> std::io::Res
     if send_body {
         out.extend_from_slice(body.as_bytes());
     }
-    stream.write_all(&out).await?;
-    stream.shutdown().await
+    let write = async {
+        stream.write_all(&out).await?;
+        stream.shutdown().await
+    };
+    tokio::time::timeout(WRITE_TIMEOUT, write)
+        .await
+        .map_err(|_| std::io::Error::other("response not taken in time"))?
 }
 
 /// Starts the endpoint when `metricsExporterType=PROM`; other exporter types are not built.

@@ -167,7 +167,12 @@ pub(crate) fn is_retry_or_dlq(topic: &str) -> bool {
     topic.starts_with(RETRY_GROUP_TOPIC_PREFIX) || topic.starts_with(DLQ_GROUP_TOPIC_PREFIX)
 }
 
-/// Java `BrokerMetricsManager.isSystemGroup`: the `CID_RMQ_SYS_` prefix, any case.
+/// Java `MixAll.isSysConsumerGroup` (the out and DLQ series): the `CID_RMQ_SYS_` prefix.
+pub fn is_sys_consumer_group(group: &str) -> bool {
+    group.starts_with("CID_RMQ_SYS_")
+}
+
+/// Java `BrokerMetricsManager.isSystemGroup` (the connection series): the prefix, any case.
 pub fn is_system_group(group: &str) -> bool {
     group
         .get(..12)
@@ -264,6 +269,14 @@ impl BrokerMetrics {
     /// Forgets a deleted topic's series.
     pub fn topic_deleted(&self, topic: &str) {
         self.topics.remove(topic);
+    }
+
+    /// Forgets a deleted group's series.
+    pub fn group_deleted(&self, group: &str) {
+        for t in self.topics.iter() {
+            t.out.remove(group);
+            t.dlq.remove(group);
+        }
     }
 }
 

@@ -7,7 +7,9 @@
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
-use super::{is_retry_or_dlq, is_system_group, Histogram, MessageType, RpcKey};
+use super::{
+    is_retry_or_dlq, is_sys_consumer_group, is_system_group, Histogram, MessageType, RpcKey,
+};
 use crate::broker::BrokerContext;
 use crate::common::java_format::{java_double, mq_version_desc};
 use crate::common::topic::{is_system_topic, RETRY_GROUP_TOPIC_PREFIX};
@@ -281,7 +283,7 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
             let l: Labels = vec![
                 ("topic", topic.clone()),
                 ("consumer_group", o.key().clone()),
-                ("is_system", b(system || is_system_group(o.key()))),
+                ("is_system", b(system || is_sys_consumer_group(o.key()))),
             ];
             msgs_out.push((l.clone(), o.msgs.load(Ordering::Relaxed) as f64));
             bytes_out.push((l, o.bytes.load(Ordering::Relaxed) as f64));
@@ -290,7 +292,7 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
             let l: Labels = vec![
                 ("topic", topic.clone()),
                 ("consumer_group", d.key().clone()),
-                ("is_system", b(system || is_system_group(d.key()))),
+                ("is_system", b(system || is_sys_consumer_group(d.key()))),
             ];
             dlq.push((l, d.load(Ordering::Relaxed) as f64));
         }
@@ -452,15 +454,13 @@ fn lag(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
                 let consumer = committed.filter(|o| *o >= 0).unwrap_or(max);
                 lag += (max - consumer).max(0);
                 earliest_unconsumed = earliest_unconsumed.min(store_time(ctx, topic, q, consumer));
-                let pulled = ctx.offsets.query_pull(group, topic, q).unwrap_or(0).max(0);
+                // Java's queryPullOffset falls back to the committed offset
+                let pull_or_commit = ctx.offsets.query_pull(group, topic, q).or(committed);
+                let pulled = pull_or_commit.unwrap_or(0).max(0);
                 let commit = committed.filter(|o| *o >= 0).unwrap_or(pulled);
                 in_flight += (pulled - commit).max(0);
                 earliest_unpulled = earliest_unpulled.min(store_time(ctx, topic, q, pulled));
-                let from = ctx
-                    .offsets
-                    .query_pull(group, topic, q)
-                    .filter(|o| *o >= 0)
-                    .unwrap_or(max);
+                let from = pull_or_commit.filter(|o| *o >= 0).unwrap_or(max);
                 avail += (max - from).max(0);
             }
             let age = |t: i64| {

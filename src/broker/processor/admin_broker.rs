@@ -87,7 +87,7 @@ pub fn get_broker_runtime_info(
         "brokerVersion",
         crate::remoting::CURRENT_VERSION.to_string(),
     );
-    let (put_now, get_now) = ctx.store.message_totals();
+    let (put_now, get_now) = ctx.stats.message_totals();
     let [p, g] = ctx.stats.day_totals();
     put("msgPutTotalYesterdayMorning", p.0.to_string());
     put("msgPutTotalTodayMorning", p.1.to_string());

@@ -81,6 +81,7 @@ pub fn delete_subscription_group(
     let h: DeleteSubscriptionGroupRequestHeader = read_header(request)?;
     ctx.groups.delete(&h.group_name)?;
     ctx.stats.group_deleted(&h.group_name);
+    ctx.metrics.group_deleted(&h.group_name);
     if h.clean_offset {
         ctx.offsets.remove_group(&h.group_name);
     }

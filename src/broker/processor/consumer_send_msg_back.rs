@@ -88,8 +88,14 @@ async fn send_back(
                 .topic_put(&msg.topic, 1, a.wrote_bytes.max(0) as u64);
         }
         if msg.topic.starts_with(topic::DLQ_GROUP_TOPIC_PREFIX) {
-            let origin = header.origin_topic.as_deref().unwrap_or_default();
-            ctx.metrics.sent_to_dlq(&header.group, origin);
+            // a topic the broker has: the header's originTopic is the client's word
+            if let Some(origin) = header
+                .origin_topic
+                .as_deref()
+                .filter(|t| ctx.topics.contains(t))
+            {
+                ctx.metrics.sent_to_dlq(&header.group, origin);
+            }
         }
         let props = msg.properties.as_bytes();
         if let Some(back) = find_property(props, PROPERTY_RETRY_TOPIC) {

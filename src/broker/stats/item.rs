@@ -59,16 +59,6 @@ pub struct StatsItem {
 }
 
 impl StatsItem {
-    /// A new item, sampled at once as Java's `init()` does (every list starts with a zero sample
-    /// one period back, then the current one).
-    fn new(now_ms: i64) -> Self {
-        let item = StatsItem::default();
-        for p in [Period::Minute, Period::Hour, Period::Day] {
-            item.sample(p, now_ms);
-        }
-        item
-    }
-
     pub fn add(&self, value: u64, times: u64) {
         self.value.fetch_add(value, Ordering::Relaxed);
         self.times.fetch_add(times, Ordering::Relaxed);
@@ -127,19 +117,22 @@ pub struct StatsItemSet {
 }
 
 impl StatsItemSet {
-    /// The item for `key`, made on first use (one hash lookup; allocates only then).
-    pub fn item(&self, key: &str, now_ms: i64) -> Arc<StatsItem> {
+    /// The item for `key`, made on first use (one hash lookup; allocates only then). A new item
+    /// is first sampled by the set's next tick (Java's `getAndCreateStatsItem` leaves `init()`
+    /// commented out), which puts a zero sample one period back in front.
+    pub fn item(&self, key: &str) -> Arc<StatsItem> {
         if let Some(i) = self.items.get(key) {
             return i.clone();
         }
-        self.items
-            .entry(key.to_string())
-            .or_insert_with(|| Arc::new(StatsItem::new(now_ms)))
-            .clone()
+        self.items.entry(key.to_string()).or_default().clone()
     }
 
-    pub fn add(&self, key: &str, value: u64, times: u64, now_ms: i64) {
-        self.item(key, now_ms).add(value, times);
+    pub fn add(&self, key: &str, value: u64, times: u64) {
+        if let Some(i) = self.items.get(key) {
+            i.add(value, times);
+            return;
+        }
+        self.item(key).add(value, times);
     }
 
     pub fn get(&self, key: &str) -> Option<Arc<StatsItem>> {
@@ -173,14 +166,14 @@ mod tests {
     #[test]
     fn snapshot_is_the_change_over_the_kept_samples() {
         let t0 = 1_000_000;
-        let item = StatsItem::new(t0);
+        let item = StatsItem::default();
         item.add(30, 3);
         item.sample(Period::Minute, t0 + 10_000);
         let s = item.snapshot(Period::Minute);
         assert_eq!((s.sum, s.times), (30, 3));
         assert_eq!(s.avgpt, 10.0);
-        // first sample is one period back: [t0-10s, t0, t0+10s] spans 20 s
-        assert_eq!(s.tps, 1.5);
+        // the first sample puts a zero one period back: [t0, t0+10s] spans 10 s, as Java's
+        assert_eq!(s.tps, 3.0);
         // after 7 more quiet samples the additions leave the minute window
         for k in 2..=8 {
             item.sample(Period::Minute, t0 + k * 10_000);
@@ -193,8 +186,8 @@ mod tests {
     fn set_makes_items_on_first_use() {
         let set = StatsItemSet::default();
         assert!(set.get("t").is_none());
-        set.add("t", 5, 1, 0);
-        set.add("t", 5, 1, 0);
+        set.add("t", 5, 1);
+        set.add("t", 5, 1);
         assert_eq!(set.get("t").unwrap().value(), 10);
         set.retain(|k| k != "t");
         assert!(set.is_empty());

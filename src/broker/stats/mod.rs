@@ -9,6 +9,7 @@
 pub mod item;
 
 use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
@@ -43,7 +44,6 @@ const SETS: [&str; 8] = [
 ];
 
 pub struct BrokerStats {
-    cluster_name: String,
     topic_put_nums: StatsItemSet,
     topic_put_size: StatsItemSet,
     group_get_nums: StatsItemSet,
@@ -54,6 +54,12 @@ pub struct BrokerStats {
     broker_get_nums: StatsItemSet,
     broker_put_nums_user: StatsItemSet,
     broker_get_nums_user: StatsItemSet,
+    /// The broker-level items (keyed by the cluster name in their sets), held to add without a
+    /// lookup.
+    broker_put: Arc<StatsItem>,
+    broker_get: Arc<StatsItem>,
+    broker_put_user: Arc<StatsItem>,
+    broker_get_user: Arc<StatsItem>,
     /// Messages forced cleanup deleted before their groups consumed them (summed over groups).
     pub forced_unconsumed: AtomicU64,
     days: Mutex<DayTotals>,
@@ -71,18 +77,27 @@ struct DayTotals {
 
 impl BrokerStats {
     pub fn new(cluster_name: &str) -> Self {
+        let (put, get) = (StatsItemSet::default(), StatsItemSet::default());
+        let (put_user, get_user) = (StatsItemSet::default(), StatsItemSet::default());
+        let broker_put = put.item(cluster_name);
+        let broker_get = get.item(cluster_name);
+        let broker_put_user = put_user.item(cluster_name);
+        let broker_get_user = get_user.item(cluster_name);
         BrokerStats {
-            cluster_name: cluster_name.to_string(),
             topic_put_nums: StatsItemSet::default(),
             topic_put_size: StatsItemSet::default(),
             group_get_nums: StatsItemSet::default(),
             group_get_size: StatsItemSet::default(),
             group_get_latency: StatsItemSet::default(),
             sndbck_put_nums: StatsItemSet::default(),
-            broker_put_nums: StatsItemSet::default(),
-            broker_get_nums: StatsItemSet::default(),
-            broker_put_nums_user: StatsItemSet::default(),
-            broker_get_nums_user: StatsItemSet::default(),
+            broker_put_nums: put,
+            broker_get_nums: get,
+            broker_put_nums_user: put_user,
+            broker_get_nums_user: get_user,
+            broker_put,
+            broker_get,
+            broker_put_user,
+            broker_get_user,
             forced_unconsumed: AtomicU64::new(0),
             days: Mutex::new(DayTotals::default()),
             last_sample: Mutex::new([i64::MIN; 3]),
@@ -115,48 +130,36 @@ impl BrokerStats {
     /// end-transaction and schedule paths: incTopicPutNums, incTopicPutSize, incBrokerPutNums).
     pub fn put(&self, topic: &str, msgs: u64, bytes: u64) {
         self.topic_put(topic, msgs, bytes);
-        let now = now_millis();
         // Java adds to the broker items' value only, not their call count
-        self.broker_put_nums
-            .item(&self.cluster_name, now)
-            .add(msgs, 0);
+        self.broker_put.add(msgs, 0);
         if !is_system_topic(topic) {
-            self.broker_put_nums_user
-                .item(&self.cluster_name, now)
-                .add(msgs, 0);
+            self.broker_put_user.add(msgs, 0);
         }
     }
 
     /// TOPIC_PUT_NUMS and TOPIC_PUT_SIZE alone (Java's send-back counts a delayed retry so).
     pub fn topic_put(&self, topic: &str, msgs: u64, bytes: u64) {
-        let now = now_millis();
-        self.topic_put_nums.add(topic, msgs, 1, now);
-        self.topic_put_size.add(topic, bytes, 1, now);
+        self.topic_put_nums.add(topic, msgs, 1);
+        self.topic_put_size.add(topic, bytes, 1);
     }
 
     /// A pull that found `msgs` messages of `bytes` (Java's DefaultPullMessageResultHandler:
     /// incGroupGetNums, incGroupGetSize, incBrokerGetNums, and incGroupGetLatency with the time
     /// spent reading them).
     pub fn got(&self, group: &str, topic: &str, msgs: u64, bytes: u64, latency_ms: u64) {
-        let now = now_millis();
         let key = format!("{topic}@{group}");
-        self.group_get_nums.add(&key, msgs, 1, now);
-        self.group_get_size.add(&key, bytes, 1, now);
-        self.group_get_latency.add(&key, latency_ms, 1, now);
-        self.broker_get_nums
-            .item(&self.cluster_name, now)
-            .add(msgs, 0);
+        self.group_get_nums.add(&key, msgs, 1);
+        self.group_get_size.add(&key, bytes, 1);
+        self.group_get_latency.add(&key, latency_ms, 1);
+        self.broker_get.add(msgs, 0);
         if !is_system_topic(topic) {
-            self.broker_get_nums_user
-                .item(&self.cluster_name, now)
-                .add(msgs, 0);
+            self.broker_get_user.add(msgs, 0);
         }
     }
 
     /// A consumer's send-back (Java incSendBackNums, keyed by the original topic).
     pub fn sent_back(&self, group: &str, topic: &str) {
-        self.sndbck_put_nums
-            .add(&format!("{topic}@{group}"), 1, 1, now_millis());
+        self.sndbck_put_nums.add(&format!("{topic}@{group}"), 1, 1);
     }
 
     /// Drops the items of a deleted topic (Java `onTopicDeleted`).
@@ -187,9 +190,16 @@ impl BrokerStats {
         }
     }
 
-    /// Called once a second by the broker's stats task with the store's totals (messages put,
-    /// messages transferred): rolls the day totals and samples the items when their period is due.
-    pub fn sample(&self, put_total: u64, get_total: u64) {
+    /// Java BrokerStats's `msgPutTotalTodayNow` and `msgGetTotalTodayNow`: messages put and
+    /// got on topics that are not system topics.
+    pub fn message_totals(&self) -> (u64, u64) {
+        (self.broker_put_user.value(), self.broker_get_user.value())
+    }
+
+    /// Called once a second by the broker's stats task: rolls the day totals at local midnight
+    /// (Java records them each morning) and samples the items when their period is due.
+    pub fn sample(&self) {
+        let (put_total, get_total) = self.message_totals();
         let now = now_millis();
         {
             let mut last = self.last_sample.lock();
@@ -214,7 +224,9 @@ impl BrokerStats {
                 }
             }
         }
-        let day = now_secs() / 86_400;
+        let secs = now_secs() as i64;
+        let local = secs + crate::store::mapped_file::os::utc_offset_secs(secs);
+        let day = (local / 86_400) as u64;
         let mut d = self.days.lock();
         if d.day == 0 {
             d.day = day;
@@ -264,7 +276,8 @@ mod tests {
         s.put("T", 1, 100);
         s.got("G", "T", 4, 400, 2);
         s.sent_back("G", "T");
-        s.sample(4, 4);
+        s.sample();
+        assert_eq!(s.message_totals(), (4, 4));
         let m = |name, key| s.item(name, key).unwrap().snapshot(Period::Minute);
         assert_eq!(m(TOPIC_PUT_NUMS, "T").sum, 4);
         assert_eq!(m(TOPIC_PUT_NUMS, "T").times, 2);

@@ -96,10 +96,12 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
                 Some(st) => {
                     let tx = std::mem::replace(&mut r.tx, oneshot::channel().0);
                     let _ = tx.send(st);
-                    inner.stats.put_done(
-                        now.duration_since(r.started),
-                        st == PutMessageStatus::PUT_OK,
+                    // Java's `isOk()`: a flush timeout still stored the message
+                    let ok = matches!(
+                        st,
+                        PutMessageStatus::PUT_OK | PutMessageStatus::FLUSH_DISK_TIMEOUT
                     );
+                    inner.stats.put_done(now.duration_since(r.started), ok);
                     false
                 }
                 None => true,
