@@ -86,7 +86,10 @@ impl RmqdProcess {
             log,
         };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(p.addr).is_err() || TcpStream::connect(p.namesrv).is_err() {
+        let namesrv = !extra.contains("rmqdEmbeddedNamesrv=false");
+        while TcpStream::connect(p.addr).is_err()
+            || (namesrv && TcpStream::connect(p.namesrv).is_err())
+        {
             if let Some(st) = p.child.as_mut().unwrap().try_wait().unwrap() {
                 panic!("rmqd exited with {st} before listening:\n{}", p.log_text());
             }
