@@ -196,6 +196,11 @@ config_table! {
         [unlisted] "rmqdMaxConnections" server_max_connections: usize = 10_000;
         /// rmqd: most requests in flight at once (65 536).
         [unlisted] "rmqdMaxInFlightRequests" server_max_in_flight: usize = 65_536;
+        /// rmqd: bytes of frames larger than 64 KiB being received at once, over every
+        /// connection of the process (512 MiB). A frame waits (its connection stops reading) until
+        /// its announced size fits; one larger than the whole budget closes its connection.
+        [unlisted] "rmqdReceiveBufferBudget" receive_buffer_budget: usize =
+            crate::server::DEFAULT_RECEIVE_BUDGET;
         /// rmqd: `auto` (start one when no `namesrvAddr` is given), `true` or `false`.
         [unlisted] "rmqdEmbeddedNamesrv" embedded_namesrv: EmbeddedNamesrv = EmbeddedNamesrv::Auto;
         /// rmqd: the embedded NameServer's port (9876).

@@ -193,8 +193,19 @@ impl BrokerController {
     /// Opens the store (taking its lock first), loads the metadata, starts serving on
     /// `listenPort` and starts the background services.
     pub async fn start(
+        config: BrokerConfig,
+        store_config: MessageStoreConfig,
+    ) -> Result<Self, StartError> {
+        let budget = server::ReceiveBudget::new(config.receive_buffer_budget);
+        Self::start_with_budget(config, store_config, budget).await
+    }
+
+    /// [`Self::start`] drawing on a receive budget shared with other servers of the process (the
+    /// embedded NameServer's).
+    pub async fn start_with_budget(
         mut config: BrokerConfig,
         store_config: MessageStoreConfig,
+        receive_budget: server::ReceiveBudget,
     ) -> Result<Self, StartError> {
         let listen_port_configured = config.listen_port != 0;
         if !listen_port_configured {
@@ -255,7 +266,8 @@ impl BrokerController {
         let metrics_http = metrics::http::start(&ctx)
             .await
             .map_err(StartError::Metrics)?;
-        let (server, fast_server) = Self::serve(&ctx, listen_port_configured).await?;
+        let (server, fast_server) =
+            Self::serve(&ctx, listen_port_configured, receive_budget).await?;
         let services = Self::start_services(&ctx);
         ctx.schedule.start();
         ctx.timer.start();
@@ -281,6 +293,7 @@ impl BrokerController {
     async fn serve(
         ctx: &Arc<BrokerContext>,
         listen_port_configured: bool,
+        receive_budget: server::ReceiveBudget,
     ) -> Result<(ServerHandle, Option<ServerHandle>), StartError> {
         let c = &ctx.config;
         // the VIP channel draws from the client port's connection and in-flight budgets
@@ -292,6 +305,7 @@ impl BrokerController {
             s.max_in_flight = c.server_max_in_flight;
             s.backlog = c.server_socket_backlog.max(1) as u32;
             s.shared_limits = Some(limits.clone());
+            s.receive_budget = receive_budget.clone();
             s
         };
         let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });

@@ -43,6 +43,14 @@ impl RawClient {
         }
     }
 
+    /// A client over a stream already connected (its timeouts as they are).
+    pub fn from_stream(stream: TcpStream) -> Self {
+        Self {
+            stream,
+            buf: BytesMut::new(),
+        }
+    }
+
     pub fn send(&mut self, cmd: &RemotingCommand) {
         let mut out = BytesMut::new();
         encode_frame(cmd, &mut out);

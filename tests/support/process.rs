@@ -15,6 +15,8 @@ use super::{request, RawClient};
 pub struct RmqdProcess {
     child: Option<Child>,
     pub addr: SocketAddr,
+    /// The embedded NameServer.
+    pub namesrv: SocketAddr,
     pub log: PathBuf,
 }
 
@@ -28,6 +30,17 @@ pub fn is_root() -> bool {
                 .and_then(|v| v.split_whitespace().nth(1).map(|u| u == "0"))
         })
         .unwrap_or(false)
+}
+
+/// This process's soft limit of open files (`ulimit -n`), which the broker child inherits.
+pub fn nofile_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("Max open files"))?;
+            line.split_whitespace().nth(3)?.parse().ok()
+        })
+        .unwrap_or(1024)
 }
 
 fn free_port() -> u16 {
@@ -56,7 +69,9 @@ impl RmqdProcess {
         .unwrap();
         let log = work.join(format!("rmqd-{port}.log"));
         let out = std::fs::File::create(&log).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_rmqd"))
+        // RMQD_TEST_BIN: another build, e.g. the one before a fix
+        let bin = std::env::var_os("RMQD_TEST_BIN").unwrap_or(env!("CARGO_BIN_EXE_rmqd").into());
+        let child = Command::new(bin)
             .arg("-c")
             .arg(&conf)
             .env("RMQD_LOG", "info")
@@ -67,10 +82,14 @@ impl RmqdProcess {
         let mut p = Self {
             child: Some(child),
             addr: ([127, 0, 0, 1], port).into(),
+            namesrv: ([127, 0, 0, 1], ns).into(),
             log,
         };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(p.addr).is_err() {
+        let namesrv = !extra.contains("rmqdEmbeddedNamesrv=false");
+        while TcpStream::connect(p.addr).is_err()
+            || (namesrv && TcpStream::connect(p.namesrv).is_err())
+        {
             if let Some(st) = p.child.as_mut().unwrap().try_wait().unwrap() {
                 panic!("rmqd exited with {st} before listening:\n{}", p.log_text());
             }
@@ -103,6 +122,16 @@ impl RmqdProcess {
 
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// A field of `/proc/<pid>/status` in KiB (`VmRSS`, `RssAnon`, `VmHWM`...).
+    pub fn status_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc/<pid>/status"))
     }
 
     /// CPU time (user + system) the process has used, in clock ticks.
