@@ -265,6 +265,8 @@ def cmd_dashboard(a):
         x = mine[0]
         info["address"] = ",".join(x.get("address") or [])
         assert x.get("count") == 1, "group %s: count %s (want 1 consumer)" % (g, x.get("count"))
+        # GET_CONSUME_STATS consumeTps: pulls of the last minute, and the load stopped seconds ago
+        assert x.get("consumeTps", 0) > 0, "group %s: consumeTps %s (want > 0 within a minute of the load)" % (g, x.get("consumeTps"))
         prog = d.data(d.get("/consumer/queryTopicByConsumer.query", consumerGroup=g, address=info["address"]),
                       "consumer/queryTopicByConsumer.query")
         mt = [p for p in prog if p.get("topic") == t]

@@ -20,7 +20,7 @@
 # plus one headless Chromium screenshot per page in $RUN_DIR/ops/<broker>/shots/*.png:
 #   OPS-DB-CLUSTER    cluster/list.query lists broker-a at the broker's address with putTps > 0 under load
 #   OPS-DB-TOPIC      topic list, status (4 queues, offsets), route (this broker, 4 read queues), consumers
-#   OPS-DB-GROUP      group list (1 consumer), progress (diffTotal 0 on 4 queues), connection + subscription
+#   OPS-DB-GROUP      group list (1 consumer, TPS > 0 just after the load), progress (diffTotal 0 on 4 queues), connection + subscription
 #   OPS-DB-MSG-TIME / -KEY / -ID   messages by topic and time (all 200), by key (20), by id (body, tag)
 #   OPS-DB-RESET      resetOffset.do to before the workload with the consumer online: 4 queues rolled back to 0, the
 #                     group catches up again (diffTotal 0)
