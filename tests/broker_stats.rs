@@ -7,6 +7,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use rmqd::remoting::body::consume_stats::ConsumeStats;
 use rmqd::remoting::{RemotingCommand, RequestCode, ResponseCode};
 use support::{create_topic, request as req, RawClient};
 
@@ -228,6 +229,29 @@ async fn runtime_info_and_stats_items_count_the_workload() {
         assert!(v["statsMinute"]["tps"].as_f64().unwrap() > 0.0);
         let got = wait_minute_sum(&mut c, "GROUP_GET_NUMS", "STATS_T@SG", sent);
         assert_eq!(minute_sum(&got), sent, "GROUP_GET_NUMS minute sum");
+        // GET_CONSUME_STATS' consumeTps is that item's minute TPS (Java tpsGroupGetNums), read
+        // between two 315 calls that agree (a 10 s sample may land in between)
+        let minute_tps = |c: &mut RawClient| {
+            let v: serde_json::Value =
+                serde_json::from_slice(&stats(c, "GROUP_GET_NUMS", "STATS_T@SG").body.to_bytes())
+                    .unwrap();
+            v["statsMinute"]["tps"].as_f64().unwrap()
+        };
+        let (tps, consume_tps) = loop {
+            let before = minute_tps(&mut c);
+            let r = c.call(&req(
+                RequestCode::GET_CONSUME_STATS,
+                &[("consumerGroup", "SG"), ("topic", "STATS_T")],
+            ));
+            assert_eq!(r.code, 0, "208: {:?}", r.remark);
+            let cs = ConsumeStats::decode(&r.body.to_bytes()).unwrap();
+            assert_eq!(cs.offset_table.len(), 1, "one queue");
+            if minute_tps(&mut c) == before {
+                break (before, cs.consume_tps);
+            }
+        };
+        assert!(tps > 0.0, "GROUP_GET_NUMS minute tps {tps}");
+        assert_eq!(consume_tps, tps, "GET_CONSUME_STATS consumeTps");
         let size = wait_minute_sum(
             &mut c,
             "TOPIC_PUT_SIZE",

@@ -11,6 +11,7 @@ use std::time::Duration;
 use super::{ok, read_header, ProcessorResult};
 use crate::broker::client_registry::ClientChannel;
 use crate::broker::error::BrokerError;
+use crate::broker::stats::{Period, GROUP_GET_NUMS};
 use crate::broker::BrokerContext;
 use crate::common::msg_id::decode_msg_id;
 use crate::common::topic::{validate_group, MessageQueue};
@@ -134,6 +135,12 @@ pub fn get_consume_stats(
             };
             stats.offset_table.insert(mq, w);
         }
+        // Java adds BrokerStatsManager.tpsGroupGetNums(group, topic): GROUP_GET_NUMS "topic@group"
+        // over the last minute, 0 when nothing was pulled (rocketmq-dashboard's group TPS column)
+        stats.consume_tps += ctx
+            .stats
+            .item(GROUP_GET_NUMS, &format!("{topic}@{group}"))
+            .map_or(0.0, |i| i.snapshot(Period::Minute).tps);
     }
     Ok(ok(request).with_body(stats.encode()))
 }
