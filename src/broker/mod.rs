@@ -43,7 +43,9 @@ use stats::BrokerStats;
 use timer_message_service::TimerMessageService;
 use transaction::check_service::TransactionalMessageCheckService;
 
+use crate::common::topic::SCHEDULE_CONSUMER_GROUP;
 use crate::store::config::MessageStoreConfig;
+use crate::store::message::PutMessageResult;
 use crate::store::MessageStore;
 use crate::store::{ForcedDeletion, MessageArrival};
 
@@ -260,6 +262,34 @@ impl BrokerController {
             .set_cleanup_listener(Arc::new(move |forced: &ForcedDeletion| {
                 if let Some(ctx) = weak.upgrade() {
                     ctx.count_forced_deletion(forced);
+                }
+            }));
+        // Java's delivery paths count a delayed message put back under its topic as a put
+        // (TOPIC_PUT_*, BROKER_PUT_NUMS); the schedule service also as a get of its queue by
+        // SCHEDULE_CONSUMER and in the messages in/out families (enableScheduleMessageStats)
+        let weak = Arc::downgrade(&ctx);
+        ctx.schedule.set_delivery_listener(Arc::new(
+            move |topic: &str, result: &PutMessageResult| {
+                let (Some(ctx), Some(a)) = (weak.upgrade(), result.append.as_ref()) else {
+                    return;
+                };
+                let (msgs, bytes) = (a.msg_num.max(1) as u64, a.wrote_bytes.max(0) as u64);
+                let (group, queue_topic) = (
+                    SCHEDULE_CONSUMER_GROUP,
+                    schedule_message_service::SCHEDULE_TOPIC,
+                );
+                ctx.stats.group_get(group, queue_topic, msgs, bytes);
+                ctx.metrics.message_out(group, queue_topic, msgs, bytes);
+                ctx.stats.put(topic, msgs, bytes);
+                ctx.metrics
+                    .message_in(topic, metrics::MessageType::Delay, msgs, bytes);
+            },
+        ));
+        let weak = Arc::downgrade(&ctx);
+        ctx.timer
+            .set_delivery_listener(Arc::new(move |topic: &str, result: &PutMessageResult| {
+                if let (Some(ctx), Some(a)) = (weak.upgrade(), result.append.as_ref()) {
+                    ctx.stats.put(topic, 1, a.wrote_bytes.max(0) as u64);
                 }
             }));
         ctx.topics.persist()?;

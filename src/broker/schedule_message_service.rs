@@ -22,8 +22,12 @@ use crate::common::message::{
 };
 use crate::common::properties::Properties;
 use crate::store::config_files::{self, types::DelayOffsetWrapper};
-use crate::store::message::{sysflag, PutMessageStatus};
+use crate::store::message::{sysflag, PutMessageResult, PutMessageStatus};
 use crate::store::MessageStore;
+
+/// Told of each scheduled or timer message put back under its real topic (topic, the put's
+/// result): the broker counts it as Java's delivery paths do.
+pub type DeliveryListener = Arc<dyn Fn(&str, &PutMessageResult) + Send + Sync>;
 
 pub const SCHEDULE_TOPIC: &str = "SCHEDULE_TOPIC_XXXX";
 /// How often each level's queue is looked at (Java `DELAY_FOR_A_WHILE`).
@@ -68,6 +72,7 @@ pub struct ScheduleMessageService {
     path: PathBuf,
     state: Mutex<DelayOffsetWrapper>,
     task: ServiceSlot,
+    on_delivered: std::sync::OnceLock<DeliveryListener>,
 }
 
 impl ScheduleMessageService {
@@ -84,9 +89,15 @@ impl ScheduleMessageService {
             path,
             state: Mutex::new(state),
             task: ServiceSlot::default(),
+            on_delivered: std::sync::OnceLock::new(),
         };
         s.correct_delay_offsets();
         Ok(s)
+    }
+
+    /// Sets who is told of each delivery (once; later calls are ignored).
+    pub fn set_delivery_listener(&self, listener: DeliveryListener) {
+        let _ = self.on_delivered.set(listener);
     }
 
     pub fn max_level(&self) -> usize {
@@ -248,10 +259,13 @@ impl ScheduleMessageService {
             return None;
         };
         let handle = self.store.put_message(&msg);
-        let status = handle.result().status;
+        let result = handle.result();
+        let status = result.status;
         let ok = status == PutMessageStatus::PUT_OK;
         if !ok {
             tracing::error!(topic = %msg.topic, ?status, "scheduled message put failed; retrying later");
+        } else if let Some(listener) = self.on_delivered.get() {
+            listener(&msg.topic, result);
         }
         Some(ok)
     }

@@ -26,6 +26,7 @@ use crate::broker::periodic::{BackgroundTask, ServiceSlot};
 
 use crate::broker::metadata::MetadataError;
 use crate::broker::put::stored::{timer_due, with_record};
+use crate::broker::schedule_message_service::DeliveryListener;
 use crate::common::message::{
     PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
     PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
@@ -163,6 +164,7 @@ pub struct TimerMessageService {
     path: PathBuf,
     state: Mutex<State>,
     task: ServiceSlot,
+    on_delivered: std::sync::OnceLock<DeliveryListener>,
 }
 
 impl TimerMessageService {
@@ -196,6 +198,7 @@ impl TimerMessageService {
                 dirty: false,
             }),
             task: ServiceSlot::default(),
+            on_delivered: std::sync::OnceLock::new(),
         };
         // re-read from the smallest pending offset; skip what was delivered
         let delivered = |key: (i64, i64)| {
@@ -206,6 +209,11 @@ impl TimerMessageService {
             tracing::info!(pending = n, "timer messages pending");
         }
         Ok(svc)
+    }
+
+    /// Sets who is told of each delivery (once; later calls are ignored).
+    pub fn set_delivery_listener(&self, listener: DeliveryListener) {
+        let _ = self.on_delivered.set(listener);
     }
 
     /// Reads the timer queue from the current read offset up to `until`, adding every timer for
@@ -313,10 +321,15 @@ impl TimerMessageService {
             );
             return true;
         };
-        let status = self.store.put_message(&msg).result().status;
-        if status != PutMessageStatus::PUT_OK {
+        let handle = self.store.put_message(&msg);
+        let result = handle.result();
+        if result.status != PutMessageStatus::PUT_OK {
+            let status = result.status;
             tracing::error!(topic = %msg.topic, ?status, "timer message put failed; retrying");
             return false;
+        }
+        if let Some(listener) = self.on_delivered.get() {
+            listener(&msg.topic, result);
         }
         true
     }

@@ -157,6 +157,14 @@ impl BrokerStats {
         }
     }
 
+    /// GROUP_GET_NUMS and GROUP_GET_SIZE alone (Java's schedule service counts each delivery so,
+    /// as a get of SCHEDULE_TOPIC_XXXX by SCHEDULE_CONSUMER).
+    pub fn group_get(&self, group: &str, topic: &str, msgs: u64, bytes: u64) {
+        let key = format!("{topic}@{group}");
+        self.group_get_nums.add(&key, msgs, 1);
+        self.group_get_size.add(&key, bytes, 1);
+    }
+
     /// A consumer's send-back (Java incSendBackNums, keyed by the original topic).
     pub fn sent_back(&self, group: &str, topic: &str) {
         self.sndbck_put_nums.add(&format!("{topic}@{group}"), 1, 1);
