@@ -273,6 +273,36 @@ async fn scraped_values_agree_with_the_workload() {
             );
         }
 
+        // a TAG subscription's lag counts the messages its tags take (Java estimateAccumulation)
+        let hb = format!(
+            r#"{{"clientID":"127.0.0.1@met2","consumerDataSet":[{{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET","consumeType":"CONSUME_ACTIVELY","groupName":"MET_TAG_G","messageModel":"CLUSTERING","subscriptionDataSet":[{{"classFilterMode":false,"codeSet":[2598919],"expressionType":"TAG","subString":"TagA","subVersion":0,"tagsSet":["TagA"],"topic":"{TOPIC}"}}],"unitMode":false}}],"producerDataSet":[]}}"#
+        );
+        let mut h = req(RequestCode::HEART_BEAT, &[]);
+        h.body = bytes::Bytes::from(hb).into();
+        assert_eq!(c.call_past_requests(&h).code, 0);
+        let r = c.call_past_requests(&req(
+            RequestCode::UPDATE_CONSUMER_OFFSET,
+            &[
+                ("consumerGroup", "MET_TAG_G"),
+                ("topic", TOPIC),
+                ("queueId", "0"),
+                ("commitOffset", "0"),
+            ],
+        ));
+        assert_eq!(r.code, ResponseCode::SUCCESS.code());
+        for i in 0..3 {
+            send(&mut c, "TAGS\u{1}TagA\u{2}", format!("tagged-{i}").as_bytes());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let s = samples(&http(metrics, "GET").1);
+        let tag_lag = [("topic", TOPIC), ("consumer_group", "MET_TAG_G")];
+        assert_eq!(value(&s, "rocketmq_consumer_lag_messages", &tag_lag), 3.0);
+        assert_eq!(
+            value(&s, "rocketmq_consumer_lag_messages", &lag),
+            sent + 3.0 - 5.0,
+            "a subscription to every tag counts every message"
+        );
+
         // a request head past 8 KiB is dropped without an answer; the endpoint still serves
         let mut junk = TcpStream::connect(metrics).unwrap();
         let _ = junk.write_all(&[b'a'; 9 * 1024]);

@@ -421,6 +421,50 @@ fn connections(ctx: &BrokerContext, e: &mut Exposition) {
     e.gauge("rocketmq_consumer_connections", "", &series);
 }
 
+/// Java `ConsumeQueue.estimateMessageCount` (brokerConfig `estimateAccumulation`, on by default):
+/// the units of `from..to` whose tag code the group's TAG subscription takes. A `from` below the
+/// queue's minimum moves up keeping the span; past `maxConsumeQueueScan` (20 000) units scanned or
+/// `sampleCountThreshold` (5 000) matched, the matched share of what was scanned is extrapolated.
+fn estimate_count(
+    ctx: &BrokerContext,
+    topic: &str,
+    q: i32,
+    mut from: i64,
+    mut to: i64,
+    filter: &crate::common::tag::TagFilter,
+) -> i64 {
+    const MAX_SCAN: i64 = 20_000;
+    const SAMPLE_MATCHES: i64 = 5_000;
+    const BATCH: i32 = 1_024;
+    let min = ctx.store.min_offset_in_queue(topic, q);
+    if from < min {
+        let span = to - from;
+        from = min;
+        to = from + span;
+    }
+    let (mut raw, mut matched, mut at) = (0i64, 0i64, from);
+    while at < to {
+        let want = (to - at).min(BATCH as i64) as i32;
+        let units = match ctx.store.consume_queue_units(topic, q, at, want) {
+            Some(u) if !u.is_empty() => u,
+            // nothing to scan (Java: no file in range means the plain difference)
+            _ if raw == 0 => return to - from,
+            _ => break,
+        };
+        for (_, _, tags_code) in &units {
+            raw += 1;
+            if filter.codes.contains(&(*tags_code as i32)) {
+                matched += 1;
+            }
+            if raw >= MAX_SCAN || matched > SAMPLE_MATCHES {
+                return (matched as f64 * (to - from) as f64 / raw as f64) as i64;
+            }
+        }
+        at += units.len() as i64;
+    }
+    matched
+}
+
 /// Java `ConsumerLagCalculator` for Remoting consumers: every subscription group with online
 /// consumers, every topic they subscribe (retry topics skipped), over the topic's write queues.
 fn lag(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
@@ -446,22 +490,32 @@ fn lag(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
             if p & (crate::common::topic::PERM_READ | crate::common::topic::PERM_WRITE) == 0 {
                 continue;
             }
+            let filter = ctx
+                .clients
+                .subscription(group, topic)
+                .filter(|sd| sd.is_tag_type())
+                .map(|sd| sd.tag_filter())
+                .filter(|f| !f.all);
+            let count = |q: i32, from: i64, to: i64| match &filter {
+                Some(f) if to > from => estimate_count(ctx, topic, q, from, to, f),
+                _ => (to - from).max(0),
+            };
             let (mut lag, mut in_flight, mut avail) = (0i64, 0i64, 0i64);
             let (mut earliest_unconsumed, mut earliest_unpulled) = (i64::MAX, i64::MAX);
             for q in 0..tc.write_queue_nums {
                 let max = ctx.store.max_offset_in_queue(topic, q).max(0);
                 let committed = ctx.offsets.query(group, topic, q);
                 let consumer = committed.filter(|o| *o >= 0).unwrap_or(max);
-                lag += (max - consumer).max(0);
+                lag += count(q, consumer, max);
                 earliest_unconsumed = earliest_unconsumed.min(store_time(ctx, topic, q, consumer));
                 // Java's queryPullOffset falls back to the committed offset
                 let pull_or_commit = ctx.offsets.query_pull(group, topic, q).or(committed);
                 let pulled = pull_or_commit.unwrap_or(0).max(0);
                 let commit = committed.filter(|o| *o >= 0).unwrap_or(pulled);
-                in_flight += (pulled - commit).max(0);
+                in_flight += count(q, commit, pulled);
                 earliest_unpulled = earliest_unpulled.min(store_time(ctx, topic, q, pulled));
                 let from = pull_or_commit.filter(|o| *o >= 0).unwrap_or(max);
-                avail += (max - from).max(0);
+                avail += count(q, from, max);
             }
             let age = |t: i64| {
                 if t <= 0 || t == i64::MAX {
