@@ -303,6 +303,34 @@ async fn scraped_values_agree_with_the_workload() {
             "a subscription to every tag counts every message"
         );
 
+        // a retry message past its maximum reconsume times goes to the DLQ and is counted, as
+        // Java's SendMessageProcessor counts it: the producer group and the retry topic
+        let retry = format!("%RETRY%{GROUP}");
+        let mut cmd = req(
+            RequestCode::SEND_MESSAGE_V2,
+            &[
+                ("a", "MET_PG"),
+                ("b", &retry),
+                ("c", "TBW102"),
+                ("d", "4"),
+                ("e", "0"),
+                ("f", "0"),
+                ("g", "1700000000000"),
+                ("h", "0"),
+                ("i", ""),
+                ("j", "17"),
+                ("l", "16"),
+            ],
+        );
+        cmd.body = bytes::Bytes::from_static(b"to-dlq").into();
+        let r = c.call_past_requests(&cmd);
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let (_, dlq_scrape) = http(metrics, "GET");
+        let s = samples(&dlq_scrape);
+        let dlq = [("topic", retry.as_str()), ("consumer_group", "MET_PG")];
+        assert_eq!(value(&s, "rocketmq_send_to_dlq_messages_total", &dlq), 1.0);
+
         // a request head past 8 KiB is dropped without an answer; the endpoint still serves
         let mut junk = TcpStream::connect(metrics).unwrap();
         let _ = junk.write_all(&[b'a'; 9 * 1024]);

@@ -249,6 +249,9 @@ fn retry_to_dlq(
     if times <= max_times && !orderly {
         return Ok(None);
     }
+    // Java counts it here, labelled with the producer group and the retry topic
+    ctx.metrics
+        .sent_to_dlq(&header.producer_group, &header.topic);
     let dlq = topic::dlq_topic(group);
     create_send_back_topic(ctx, &dlq, 1, 0)?;
     props.insert(PROPERTY_DELAY_TIME_LEVEL, "0");
