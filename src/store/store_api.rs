@@ -421,7 +421,8 @@ impl MessageStore {
         let i = &self.inner;
         StoreRuntimeInfo {
             commit_log_disk_ratio: java_percent(disk_used_ratio(i.commitlog.queue.dir())),
-            consume_queue_disk_ratio: java_percent(disk_used_ratio(i.paths.root())),
+            // Java: the consume-queue directory (-1 until it exists)
+            consume_queue_disk_ratio: java_percent(disk_used_ratio(&i.paths.consume_queue_root())),
             commit_log_min_offset: i.commitlog.min_offset(),
             commit_log_max_offset: i.commitlog.max_offset(),
             dispatch_behind_bytes: self.dispatch_behind_bytes(),

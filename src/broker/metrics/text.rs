@@ -15,6 +15,7 @@ use crate::common::java_format::{java_double, mq_version_desc};
 use crate::common::topic::{is_system_topic, RETRY_GROUP_TOPIC_PREFIX};
 use crate::remoting::body::heartbeat::ConsumeType;
 use crate::remoting::{RequestCode, ResponseCode};
+use crate::store::StoreRuntimeInfo;
 
 const SCOPE: &str = "broker-meter";
 /// Java's `processor_watermark` series, one per request thread pool.
@@ -181,11 +182,12 @@ pub fn render(ctx: &BrokerContext) -> String {
     }
     let mut e = Exposition::new(now, common);
     broker_gauges(ctx, &mut e);
-    storage_gauges(ctx, now, &mut e);
+    let info = ctx.store.runtime_info();
+    storage_gauges(&info, now, &mut e);
     traffic(ctx, &mut e);
     connections(ctx, &mut e);
     lag(ctx, now, &mut e);
-    rmqd_own(ctx, &mut e);
+    rmqd_own(ctx, &info, &mut e);
     e.finish()
 }
 
@@ -213,14 +215,13 @@ fn broker_gauges(ctx: &BrokerContext, e: &mut Exposition) {
     e.gauge("rocketmq_processor_watermark", "", &watermark);
 }
 
-fn storage_gauges(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
+fn storage_gauges(info: &StoreRuntimeInfo, now: i64, e: &mut Exposition) {
     let disk = || {
         vec![
             ("storage_medium", "disk".to_string()),
             ("storage_type", "local".to_string()),
         ]
     };
-    let info = ctx.store.runtime_info();
     if let Some((total, free)) = info.root_dir_space {
         e.gauge(
             "rocketmq_storage_size",
@@ -569,7 +570,7 @@ fn store_time(ctx: &BrokerContext, topic: &str, queue: i32, offset: i64) -> i64 
 }
 
 /// rmqd's own families (README "Metrics"): what seed 001 asks an operator to watch beyond Java's.
-fn rmqd_own(ctx: &BrokerContext, e: &mut Exposition) {
+fn rmqd_own(ctx: &BrokerContext, info: &StoreRuntimeInfo, e: &mut Exposition) {
     let o = ctx.store.observability();
     let path = |p: &str| vec![("path", p.to_string())];
     let mut usage = Vec::new();
@@ -602,7 +603,6 @@ fn rmqd_own(ctx: &BrokerContext, e: &mut Exposition) {
         &[(vec![], o.flush_latency)],
     );
     // what forced cleanup (disk pressure) deleted before it expired (README "Where rmqd differs")
-    let info = ctx.store.runtime_info();
     e.counter(
         "rmqd_cleanup_forced_deleted_files_total",
         &[(vec![], info.forced_deleted_files as f64)],
