@@ -56,6 +56,11 @@ fn value(s: &BTreeMap<String, f64>, name: &str, want: &[(&str, &str)]) -> f64 {
 }
 
 fn send(c: &mut RawClient, props: &str, body: &[u8]) {
+    send_born(c, props, body, 1_700_000_000_000)
+}
+
+fn send_born(c: &mut RawClient, props: &str, body: &[u8], born_ms: i64) {
+    let born = born_ms.to_string();
     let mut cmd = req(
         RequestCode::SEND_MESSAGE_V2,
         &[
@@ -65,7 +70,7 @@ fn send(c: &mut RawClient, props: &str, body: &[u8]) {
             ("d", "4"),
             ("e", "0"),
             ("f", "0"),
-            ("g", "1700000000000"),
+            ("g", &born),
             ("h", "0"),
             ("i", props),
         ],
@@ -355,6 +360,91 @@ async fn scraped_values_agree_with_the_workload() {
         assert!(head.starts_with("HTTP/1.1 200") && body.is_empty());
         let (head, _) = http(metrics, "POST");
         assert!(head.starts_with("HTTP/1.1 405"), "{head}");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
+
+/// The timer families Java's DefaultStoreMetricsManager registers: three timers enqueued, the two
+/// due in a second delivered, the one due in a minute pending in the 60 s band.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timer_families_follow_the_timers() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = support::start_broker_with(
+        dir.path(),
+        &[
+            ("metricsExporterType", "PROM"),
+            ("metricsPromExporterHost", "127.0.0.1"),
+            ("metricsPromExporterPort", "0"),
+        ],
+        &[],
+    )
+    .await;
+    let (addr, metrics) = (broker.local_addr(), broker.metrics_addr().unwrap());
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, TOPIC, 1);
+        for (i, delay) in ["1000", "1000", "60000"].iter().enumerate() {
+            let props = format!("TIMER_DELAY_MS\u{1}{delay}\u{2}");
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis() as i64;
+            send_born(&mut c, &props, format!("timer-{i}").as_bytes(), now);
+        }
+        // delivered within the 1 s precision slot after they are due (+ a 100 ms tick)
+        let t0 = std::time::Instant::now();
+        let s = loop {
+            std::thread::sleep(std::time::Duration::from_millis(1100));
+            let s = samples(&http(metrics, "GET").1);
+            let done = s
+                .iter()
+                .any(|(k, v)| k.starts_with("rocketmq_timer_dequeue_total{") && *v == 2.0);
+            if done || t0.elapsed() > std::time::Duration::from_secs(10) {
+                break s;
+            }
+        };
+        let t = [("topic", TOPIC), ("storage_type", "local")];
+        assert_eq!(value(&s, "rocketmq_timer_enqueue_total", &t), 3.0);
+        assert_eq!(value(&s, "rocketmq_timer_dequeue_total", &t), 2.0);
+        assert_eq!(value(&s, "rocketmq_timing_messages", &t), 1.0);
+        assert_eq!(value(&s, "rocketmq_timer_enqueue_lag", &[]), 0.0);
+        assert_eq!(value(&s, "rocketmq_timer_dequeue_lag", &[]), 1.0);
+        assert_eq!(
+            value(
+                &s,
+                "rocketmq_timer_message_snapshot",
+                &[("timer_bound_s", "60")]
+            ),
+            1.0
+        );
+        assert_eq!(
+            value(
+                &s,
+                "rocketmq_timer_message_snapshot",
+                &[("timer_bound_s", "5")]
+            ),
+            0.0
+        );
+        let bucket = |le: &str| {
+            value(
+                &s,
+                "rocketmq_delay_message_latency_seconds_bucket",
+                &[("topic", TOPIC), ("le", le)],
+            )
+        };
+        assert_eq!(bucket("60.0"), 3.0, "every delay is a minute at most");
+        assert_eq!(bucket("+Inf"), 3.0);
+        assert_eq!(
+            value(&s, "rocketmq_delay_message_latency_seconds_count", &t),
+            3.0
+        );
+        // at rest the delivery is not behind
+        assert_eq!(
+            value(&s, "rocketmq_timer_dequeue_latency_milliseconds", &[]),
+            0.0
+        );
     })
     .await
     .unwrap();

@@ -27,6 +27,7 @@ use crate::broker::periodic::{BackgroundTask, ServiceSlot};
 use crate::broker::metadata::MetadataError;
 use crate::broker::put::stored::{timer_due, with_record};
 use crate::broker::schedule_message_service::DeliveryListener;
+use crate::common::histogram::Histogram;
 use crate::common::message::{
     PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
     PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
@@ -165,6 +166,47 @@ pub struct TimerMessageService {
     state: Mutex<State>,
     task: ServiceSlot,
     on_delivered: std::sync::OnceLock<DeliveryListener>,
+    counters: Mutex<TimerCounters>,
+}
+
+/// Java `TimerMetrics.timerDist`: the bounds (s) of `rocketmq_timer_message_snapshot`.
+pub const TIMER_DIST_S: [i64; 8] = [5, 60, 300, 900, 3600, 14400, 28800, 86400];
+
+/// Java's buckets (s) of `rocketmq_delay_message_latency` (DefaultStoreMetricsManager's view).
+const DELAY_LATENCY_BUCKETS: &[f64] = &[60.0, 600.0, 3600.0, 43200.0, 86400.0, 259200.0];
+
+/// What the Java broker's timer families count (DefaultStoreMetricsManager, TimerMetrics), per
+/// real topic.
+#[derive(Default)]
+struct TimerCounters {
+    enqueued: BTreeMap<String, u64>,
+    dequeued: BTreeMap<String, u64>,
+    /// Timers pending (Java's `timingCount`, which its metrics file keeps across restarts; rmqd
+    /// counts them again from the timer queue at start).
+    timing: BTreeMap<String, i64>,
+    /// Delivery time − born time, in seconds, at enqueue.
+    set_latency: BTreeMap<String, Arc<Histogram>>,
+    /// (wall ms, store timestamp) of the last timer read off the queue.
+    last_enqueue: (i64, i64),
+}
+
+/// The timer families' values at one scrape (see `TimerMessageService::metrics`).
+pub struct TimerMetrics {
+    /// Timer-queue messages not read yet (`rocketmq_timer_enqueue_lag`).
+    pub enqueue_lag: i64,
+    /// Now − the store time of the last timer read, when one was read in the last 2 s.
+    pub enqueue_latency_ms: i64,
+    /// Timers pending (`rocketmq_timer_dequeue_lag`, Java's wheel count from its read time on).
+    pub dequeue_lag: i64,
+    /// Seconds the delivery is behind the clock (Java reports `getDequeueBehind()`, seconds,
+    /// under the millisecond-unit `rocketmq_timer_dequeue_latency`).
+    pub dequeue_behind_s: i64,
+    pub timing: Vec<(String, i64)>,
+    pub enqueued: Vec<(String, u64)>,
+    pub dequeued: Vec<(String, u64)>,
+    /// (bound s, timers due between the previous bound and this one from now).
+    pub distribution: Vec<(i64, i64)>,
+    pub set_latency: Vec<(String, Arc<Histogram>)>,
 }
 
 impl TimerMessageService {
@@ -199,12 +241,13 @@ impl TimerMessageService {
             }),
             task: ServiceSlot::default(),
             on_delivered: std::sync::OnceLock::new(),
+            counters: Mutex::new(TimerCounters::default()),
         };
         // re-read from the smallest pending offset; skip what was delivered
         let delivered = |key: (i64, i64)| {
             key.1 < progress.read_offset && key < (progress.next_due_ms, progress.next_due_offset)
         };
-        let n = svc.read_queue(max, delivered);
+        let n = svc.read_queue(max, delivered, false);
         if n > 0 {
             tracing::info!(pending = n, "timer messages pending");
         }
@@ -217,8 +260,9 @@ impl TimerMessageService {
     }
 
     /// Reads the timer queue from the current read offset up to `until`, adding every timer for
-    /// which `skip` is false; returns how many were added.
-    fn read_queue(&self, until: i64, skip: impl Fn((i64, i64)) -> bool) -> usize {
+    /// which `skip` is false; returns how many were added. `enqueue`: counted as Java counts a
+    /// timer entering its wheel (not so the pending timers found again at start).
+    fn read_queue(&self, until: i64, skip: impl Fn((i64, i64)) -> bool, enqueue: bool) -> usize {
         let mut added = 0;
         loop {
             let from = self.state.lock().read_offset;
@@ -232,18 +276,22 @@ impl TimerMessageService {
                 return added;
             }
             let mut st = self.state.lock();
+            let mut counters = self.counters.lock();
             for (i, (phy, _size, _tags)) in units.into_iter().enumerate() {
                 let offset = from + i as i64;
-                let due = with_record(&self.store, phy, |rec| {
+                let timer = with_record(&self.store, phy, |rec| {
                     let props = Properties::decode(&String::from_utf8_lossy(rec.properties));
-                    props
+                    let due = props
                         .get(PROPERTY_TIMER_OUT_MS)
-                        .and_then(|v| v.parse::<i64>().ok())
+                        .and_then(|v| v.parse::<i64>().ok())?;
+                    let topic = props.get(PROPERTY_REAL_TOPIC).unwrap_or("").to_string();
+                    Some((due, topic, rec.born_timestamp, rec.store_timestamp))
                 });
-                match due.flatten() {
-                    Some(ms) if !skip((ms, offset)) => {
+                match timer.flatten() {
+                    Some((ms, topic, born, stored)) if !skip((ms, offset)) => {
                         st.pending.insert((ms, offset), phy);
                         added += 1;
+                        counters.enqueued_one(&topic, ms, born, stored, enqueue);
                     }
                     Some(_) => {}
                     None => {
@@ -253,6 +301,55 @@ impl TimerMessageService {
                 st.read_offset = offset + 1;
             }
             st.dirty = true;
+        }
+    }
+
+    /// The timer families' values now (Java `DefaultStoreMetricsManager`'s timer gauges).
+    pub fn metrics(&self, now: i64) -> TimerMetrics {
+        let precision = self.store.config().timer_precision_ms.max(1);
+        let max = self.store.max_offset_in_queue(TIMER_TOPIC, 0).max(0);
+        let (enqueue_lag, dequeue_lag, first_due, distribution) = {
+            let st = self.state.lock();
+            let slot = now / precision * precision;
+            let mut distribution = Vec::with_capacity(TIMER_DIST_S.len());
+            let mut lower = slot;
+            for bound in TIMER_DIST_S {
+                let upper = slot + bound * 1000;
+                let n = st
+                    .pending
+                    .range((lower, i64::MIN)..(upper, i64::MIN))
+                    .count();
+                distribution.push((bound, n as i64));
+                lower = upper;
+            }
+            (
+                (max - st.read_offset).max(0),
+                st.pending.len() as i64,
+                st.pending.keys().next().map(|k| k.0),
+                distribution,
+            )
+        };
+        // the wheel's read time: the oldest timer still due, else the current slot
+        let read_time = first_due.map_or(now, |d| d.min(now)) / precision * precision;
+        let c = self.counters.lock();
+        TimerMetrics {
+            enqueue_lag,
+            enqueue_latency_ms: if now - c.last_enqueue.0 < 2000 {
+                now - c.last_enqueue.1
+            } else {
+                0
+            },
+            dequeue_lag,
+            dequeue_behind_s: (now - read_time).max(0) / 1000,
+            timing: c.timing.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+            enqueued: c.enqueued.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+            dequeued: c.dequeued.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+            distribution,
+            set_latency: c
+                .set_latency
+                .iter()
+                .map(|(t, h)| (t.clone(), h.clone()))
+                .collect(),
         }
     }
 
@@ -271,7 +368,7 @@ impl TimerMessageService {
                     _ = tick.tick() => {}
                 }
                 let max = me.store.max_offset_in_queue(TIMER_TOPIC, 0);
-                me.read_queue(max, |_| false);
+                me.read_queue(max, |_| false, true);
                 me.deliver_due(crate::broker::now_millis());
                 if me.state.lock().dirty {
                     // the file write and its fsync run off the worker
@@ -328,6 +425,7 @@ impl TimerMessageService {
             tracing::error!(topic = %msg.topic, ?status, "timer message put failed; retrying");
             return false;
         }
+        self.counters.lock().dequeued_one(&msg.topic);
         if let Some(listener) = self.on_delivered.get() {
             listener(&msg.topic, result);
         }
@@ -359,6 +457,28 @@ fn read_java_timercheck(path: &std::path::Path) -> i64 {
     match std::fs::read(path) {
         Ok(b) if b.len() >= 8 => i64::from_be_bytes(b[..8].try_into().unwrap_or([0; 8])),
         _ => 0,
+    }
+}
+
+impl TimerCounters {
+    fn enqueued_one(&mut self, topic: &str, due: i64, born: i64, stored: i64, enqueue: bool) {
+        *self.timing.entry(topic.to_string()).or_default() += 1;
+        if !enqueue {
+            return;
+        }
+        *self.enqueued.entry(topic.to_string()).or_default() += 1;
+        self.last_enqueue = (crate::broker::now_millis(), stored);
+        self.set_latency
+            .entry(topic.to_string())
+            .or_insert_with(|| Arc::new(Histogram::new(DELAY_LATENCY_BUCKETS, 1.0)))
+            .record(((due - born) / 1000).max(0) as u64);
+    }
+
+    fn dequeued_one(&mut self, topic: &str) {
+        *self.dequeued.entry(topic.to_string()).or_default() += 1;
+        if let Some(n) = self.timing.get_mut(topic) {
+            *n -= 1;
+        }
     }
 }
 
