@@ -198,47 +198,45 @@ pub fn render(ctx: &BrokerContext) -> String {
 /// from rmqd's timer service.
 fn timer(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
     let m = ctx.timer.metrics(now);
-    let disk = |mut extra: Labels| {
-        extra.push(("storage_medium", "disk".to_string()));
-        extra.push(("storage_type", "local".to_string()));
-        extra
-    };
-    let one = |v: i64| [(disk(vec![]), v as f64)];
+    let one = |v: i64| vec![(store_labels(Vec::new()), v as f64)];
     let per_topic = |v: &[(String, u64)]| -> Vec<(Labels, f64)> {
         v.iter()
-            .map(|(t, n)| (disk(vec![("topic", t.clone())]), *n as f64))
+            .map(|(t, n)| (store_labels(vec![("topic", t.clone())]), *n as f64))
             .collect()
     };
-    e.gauge("rocketmq_timer_enqueue_lag", "", &one(m.enqueue_lag));
-    e.gauge(
-        "rocketmq_timer_enqueue_latency",
-        "_milliseconds",
-        &one(m.enqueue_latency_ms),
-    );
-    e.gauge("rocketmq_timer_dequeue_lag", "", &one(m.dequeue_lag));
-    e.gauge(
-        "rocketmq_timer_dequeue_latency",
-        "_milliseconds",
-        &one(m.dequeue_behind_s),
-    );
+    let series = one(m.enqueue_lag);
+    e.gauge("rocketmq_timer_enqueue_lag", "", &series);
+    let series = one(m.enqueue_latency_ms);
+    e.gauge("rocketmq_timer_enqueue_latency", "_milliseconds", &series);
+    let series = one(m.dequeue_lag);
+    e.gauge("rocketmq_timer_dequeue_lag", "", &series);
+    let series = one(m.dequeue_behind_s);
+    e.gauge("rocketmq_timer_dequeue_latency", "_milliseconds", &series);
     let timing: Vec<(Labels, f64)> = m
         .timing
         .iter()
-        .map(|(t, n)| (disk(vec![("topic", t.clone())]), *n as f64))
+        .map(|(t, n)| (store_labels(vec![("topic", t.clone())]), *n as f64))
         .collect();
     e.gauge("rocketmq_timing_messages", "", &timing);
-    e.counter("rocketmq_timer_enqueue_total", &per_topic(&m.enqueued));
-    e.counter("rocketmq_timer_dequeue_total", &per_topic(&m.dequeued));
+    let series = per_topic(&m.enqueued);
+    e.counter("rocketmq_timer_enqueue_total", &series);
+    let series = per_topic(&m.dequeued);
+    e.counter("rocketmq_timer_dequeue_total", &series);
     let dist: Vec<(Labels, f64)> = m
         .distribution
         .iter()
-        .map(|(b, n)| (disk(vec![("timer_bound_s", b.to_string())]), *n as f64))
+        .map(|(b, n)| {
+            (
+                store_labels(vec![("timer_bound_s", b.to_string())]),
+                *n as f64,
+            )
+        })
         .collect();
     e.gauge("rocketmq_timer_message_snapshot", "", &dist);
     let latency: Vec<(Labels, &crate::common::histogram::Histogram)> = m
         .set_latency
         .iter()
-        .map(|(t, h)| (disk(vec![("topic", t.clone())]), h.as_ref()))
+        .map(|(t, h)| (store_labels(vec![("topic", t.clone())]), h.as_ref()))
         .collect();
     e.histogram(
         "rocketmq_delay_message_latency",
@@ -246,6 +244,13 @@ fn timer(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
         "Timer message set latency distribution",
         &latency,
     );
+}
+
+/// `extra` with the labels Java's store families carry (DefaultStoreMetricsManager).
+fn store_labels(mut extra: Labels) -> Labels {
+    extra.push(("storage_medium", "disk".to_string()));
+    extra.push(("storage_type", "local".to_string()));
+    extra
 }
 
 fn broker_gauges(ctx: &BrokerContext, e: &mut Exposition) {
