@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """scripts/metrics-ab-report.py results.jsonl [meta.txt] — the markdown table of scripts/metrics-ab.
+scripts/metrics-ab-report.py --pool a/results.jsonl b/results.jsonl ... — the per-pair ratios of several runs pooled.
 
 Per scenario and variant (A = metrics off, B = PROM + scrapes every 5 s, C = PROM without scrapes when run): the
 median over the rounds and the range [min-max]; B/A = ratio of the medians; "per pair" = the ratios of each B (C)
-round to the A round before it (A B A B ...: neighbours share the box's state), median and range. Stdlib only.
+round to the A round nearest in time (neighbours share the box's state), median and range. Stdlib only.
 """
 import json
 import statistics
@@ -23,7 +24,33 @@ def fmt(f, x):
     return "–" if x is None else f.format(x)
 
 
+def pool(paths):
+    """Per-pair ratios (each B / C round over the A round nearest in time, within its run) of several runs."""
+    ratios = {}
+    for path in paths:
+        rows = [json.loads(line) for line in open(path) if line.strip()]
+        for rb in rows:
+            if rb["variant"] == "A":
+                continue
+            a = [r for r in rows if r["scenario"] == rb["scenario"] and r["variant"] == "A"]
+            if not a:
+                continue
+            ra = min(a, key=lambda r: (abs(r["round"] - rb["round"]), r["round"]))
+            ratios.setdefault((rb["scenario"], rb["variant"]), []).append((ra, rb))
+    print("| scenario | variant | pairs | " + " | ".join(f"{n}: median [range] (pairs > 1)" for _, n, _ in METRICS[:4]) + " |")
+    print("|---|---|---:|" + "---:|" * 4)
+    for (sc, v), prs in ratios.items():
+        cells = []
+        for key, _, _ in METRICS[:4]:
+            xs = sorted(rb[key] / ra[key] for ra, rb in prs if ra.get(key) and rb.get(key) is not None)
+            cells.append(f"{statistics.median(xs):.3f} [{xs[0]:.3f}–{xs[-1]:.3f}] ({sum(x > 1 for x in xs)}/{len(xs)})")
+        print(f"| {sc} | {v}/A | {len(prs)} | " + " | ".join(cells) + " |")
+
+
 def main():
+    if sys.argv[1] == "--pool":
+        pool(sys.argv[2:])
+        return
     rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
     if len(sys.argv) > 2:
         print("```")
@@ -54,12 +81,15 @@ def main():
                     line += " – | – | – |"
                     continue
                 mb = statistics.median(vb)
-                # each round paired with the nearest earlier A round
+                # each round paired with the A round nearest in time (the earlier one on a tie)
                 pairs = []
                 for rb in by[v]:
-                    prev = [ra for ra in by["A"] if ra["round"] < rb["round"] and ra.get(key)]
-                    if prev and rb.get(key) is not None:
-                        pairs.append(rb[key] / prev[-1][key])
+                    near = sorted(
+                        (ra for ra in by["A"] if ra.get(key)),
+                        key=lambda ra: (abs(ra["round"] - rb["round"]), ra["round"]),
+                    )
+                    if near and rb.get(key) is not None:
+                        pairs.append(rb[key] / near[0][key])
                 pr = f"{statistics.median(pairs):.3f} [{min(pairs):.3f}–{max(pairs):.3f}]" if pairs else "–"
                 line += f" {fmt(f, mb)} [{fmt(f, min(vb))}–{fmt(f, max(vb))}] | {mb / ma:.3f} | {pr} |"
             print(line)
