@@ -17,11 +17,9 @@ use crate::remoting::{FrameCodec, RemotingCommand, RemotingError};
 /// served first. What a connection holds without budget is bounded by this and the buffer growth.
 pub const OWN_FRAME: usize = 64 * 1024;
 
-/// A connection's read buffer to start with: a few requests; it doubles as bursts need.
+/// A connection's read buffer once bytes arrive: a few requests; it doubles as bursts need. A
+/// connection with nothing pending holds none.
 const READ_BUFFER: usize = 8 * 1024;
-
-/// Above this, an emptied read buffer is replaced by a small one (idle connections stay cheap).
-const RETAINED_READ_BUFFER: usize = 256 * 1024;
 
 /// Why a connection stops reading.
 #[derive(Debug, thiserror::Error)]
@@ -59,7 +57,7 @@ impl FrameReader {
     ) -> Self {
         Self {
             read,
-            buf: BytesMut::with_capacity(READ_BUFFER),
+            buf: BytesMut::new(),
             codec,
             budget,
             idle,
@@ -83,11 +81,18 @@ impl FrameReader {
                 }
             }
             if let Some(cmd) = self.codec.decode_frame(&mut self.buf)? {
-                // a large frame grew the buffer: give it back once nothing is pending
-                if self.buf.is_empty() && self.buf.capacity() > RETAINED_READ_BUFFER {
-                    self.buf = BytesMut::with_capacity(READ_BUFFER);
+                // nothing pending: the buffer goes (a quiet connection holds none; the next
+                // read takes a fresh one, as it would after a frame kept part of this one)
+                if self.buf.is_empty() {
+                    self.buf = BytesMut::new();
                 }
                 return Ok(Some(cmd));
+            }
+            if self.buf.capacity() == 0 {
+                // idle until the peer sends: wait for readability before taking a buffer
+                let ready = timeout_at(deadline, self.read.readable()).await;
+                ready.map_err(|_| ReadError::Idle(self.idle))??;
+                self.buf.reserve(READ_BUFFER);
             }
             let read = timeout_at(deadline, self.read.read_buf(&mut self.buf)).await;
             match read.map_err(|_| ReadError::Idle(self.idle))?? {
