@@ -92,19 +92,20 @@ fn statvfs_ratio(path: &std::path::Path) -> f64 {
     used / (used + st.f_bavail as f64 * f)
 }
 
+/// A broker serving /metrics on a free loopback port.
+async fn start_prom_broker(dir: &std::path::Path) -> rmqd::broker::BrokerController {
+    let keys = [
+        ("metricsExporterType", "PROM"),
+        ("metricsPromExporterHost", "127.0.0.1"),
+        ("metricsPromExporterPort", "0"),
+    ];
+    support::start_broker_with(dir, &keys, &[]).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scraped_values_agree_with_the_workload() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = support::start_broker_with(
-        dir.path(),
-        &[
-            ("metricsExporterType", "PROM"),
-            ("metricsPromExporterHost", "127.0.0.1"),
-            ("metricsPromExporterPort", "0"),
-        ],
-        &[],
-    )
-    .await;
+    let broker = start_prom_broker(dir.path()).await;
     let (addr, metrics) = (broker.local_addr(), broker.metrics_addr().unwrap());
     let root = dir.path().to_path_buf();
     tokio::task::spawn_blocking(move || {
@@ -371,16 +372,7 @@ async fn scraped_values_agree_with_the_workload() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timer_families_follow_the_timers() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = support::start_broker_with(
-        dir.path(),
-        &[
-            ("metricsExporterType", "PROM"),
-            ("metricsPromExporterHost", "127.0.0.1"),
-            ("metricsPromExporterPort", "0"),
-        ],
-        &[],
-    )
-    .await;
+    let broker = start_prom_broker(dir.path()).await;
     let (addr, metrics) = (broker.local_addr(), broker.metrics_addr().unwrap());
     tokio::task::spawn_blocking(move || {
         let mut c = RawClient::connect(addr);
