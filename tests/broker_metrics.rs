@@ -192,6 +192,12 @@ async fn scraped_values_agree_with_the_workload() {
         assert_eq!(value(&s, "rocketmq_rpc_latency_milliseconds_count", &send_rpc), sent);
         assert!(value(&s, "rmqd_put_latency_milliseconds_count", &[]) >= sent);
         assert_eq!(value(&s, "rocketmq_broker_permission", &[]), 6.0);
+        let created = [("invocation_status", "success"), ("is_system", "false")];
+        assert_eq!(
+            value(&s, "rocketmq_topic_create_execution_time_milliseconds_count", &created),
+            1.0,
+            "the one UPDATE_AND_CREATE_TOPIC"
+        );
         assert_eq!(value(&s, "rmqd_disk_full", &[]), 0.0);
         assert_eq!(value(&s, "rmqd_commitlog_fsync_failed", &[]), 0.0);
         assert_eq!(value(&s, "rmqd_cleanup_forced_deleted_files_total", &[]), 0.0);

@@ -11,8 +11,8 @@ use super::processor::{
     end_transaction, lock_batch, pull, query, reply_message, respond, send, ProcessorResult,
 };
 use super::BrokerContext;
-use crate::remoting::RemotingCommand;
 use crate::remoting::RequestCode::{self, *};
+use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::{Connection, RequestHandler};
 
 /// Serves broker requests on the broker's listeners.
@@ -38,10 +38,17 @@ impl RequestHandler for BrokerHandler {
             })
             .await;
         let response = respond(result, &request);
+        let response_code = response.as_ref().map(|r| r.code);
+        // Java sends a found QUERY_MESSAGE or VIEW_MESSAGE_BY_ID as a FileRegion and records it
+        // without the is_long_polling label
+        let zero_copy = matches!(
+            RequestCode::from_code(request.code),
+            Some(QUERY_MESSAGE | VIEW_MESSAGE_BY_ID)
+        ) && response_code == Some(ResponseCode::SUCCESS.code());
         let key = crate::broker::metrics::RpcKey {
             request_code: request.code,
-            response_code: response.as_ref().map(|r| r.code),
-            long_polling: long_polled,
+            response_code,
+            long_polling: (!zero_copy).then_some(long_polled),
             result: if request.is_oneway() {
                 crate::broker::metrics::RpcResult::Oneway
             } else {
@@ -50,9 +57,19 @@ impl RequestHandler for BrokerHandler {
         };
         // Java records whole milliseconds; a code with no processor gets no series (a client
         // cycling through numbers must not grow the table)
-        if RequestCode::from_code(request.code).is_some() {
+        if let Some(code) = RequestCode::from_code(request.code) {
             let ms = started.elapsed().as_millis() as u64;
             self.ctx.metrics.rpc(key, ms * 1000);
+            let success = response_code == Some(ResponseCode::SUCCESS.code());
+            match code {
+                UPDATE_AND_CREATE_TOPIC => {
+                    let topic = request.ext("topic").unwrap_or_default();
+                    let system = crate::common::topic::is_system_topic(topic);
+                    self.ctx.metrics.topic_created(success, system, ms);
+                }
+                UPDATE_AND_CREATE_SUBSCRIPTIONGROUP => self.ctx.metrics.group_created(success, ms),
+                _ => {}
+            }
         }
         response
     }

@@ -133,7 +133,8 @@ pub fn mark_long_polled() {
 pub struct RpcKey {
     pub request_code: i32,
     pub response_code: Option<i32>,
-    pub long_polling: bool,
+    /// `None`: no `is_long_polling` label (Java records its zero-copy transfers without it).
+    pub long_polling: Option<bool>,
     pub result: RpcResult,
 }
 
@@ -161,7 +162,14 @@ pub struct BrokerMetrics {
     enabled: bool,
     topics: DashMap<String, Arc<TopicCounters>>,
     rpc: DashMap<RpcKey, Arc<Histogram>>,
+    /// UPDATE_AND_CREATE_TOPIC times by (success, system topic); UPDATE_AND_CREATE_SUBSCRIPTIONGROUP
+    /// times by success (Java's `rocketmq_topic_create_execution_time`, `_consumer_group_…`).
+    pub(crate) topic_create: [Histogram; 4],
+    pub(crate) group_create: [Histogram; 2],
 }
+
+/// Java's `createTimeBuckets` (ms).
+pub const CREATE_TIME_BUCKETS: &[f64] = &[10.0, 100.0, 1000.0, 3000.0, 5000.0];
 
 pub(crate) fn is_retry_or_dlq(topic: &str) -> bool {
     topic.starts_with(RETRY_GROUP_TOPIC_PREFIX) || topic.starts_with(DLQ_GROUP_TOPIC_PREFIX)
@@ -185,6 +193,22 @@ impl BrokerMetrics {
             enabled,
             topics: DashMap::new(),
             rpc: DashMap::new(),
+            topic_create: std::array::from_fn(|_| Histogram::new(CREATE_TIME_BUCKETS, 1000.0)),
+            group_create: std::array::from_fn(|_| Histogram::new(CREATE_TIME_BUCKETS, 1000.0)),
+        }
+    }
+
+    /// An UPDATE_AND_CREATE_TOPIC answered in `ms` (whole milliseconds, as Java records it).
+    pub fn topic_created(&self, success: bool, system: bool, ms: u64) {
+        if self.enabled {
+            self.topic_create[usize::from(success) * 2 + usize::from(system)].record(ms * 1000);
+        }
+    }
+
+    /// An UPDATE_AND_CREATE_SUBSCRIPTIONGROUP answered in `ms`.
+    pub fn group_created(&self, success: bool, ms: u64) {
+        if self.enabled {
+            self.group_create[usize::from(success)].record(ms * 1000);
         }
     }
 

@@ -391,9 +391,11 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
             let mut l: Labels = vec![
                 ("protocol_type", "remoting".to_string()),
                 ("request_code", request_code_desc(k.request_code)),
-                ("is_long_polling", b(k.long_polling)),
                 ("result", k.result.label().to_string()),
             ];
+            if let Some(long_polling) = k.long_polling {
+                l.push(("is_long_polling", b(long_polling)));
+            }
             if let Some(code) = k.response_code {
                 l.push(("response_code", response_code_desc(code)));
             }
@@ -405,6 +407,37 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
         "_milliseconds",
         "Rpc latency",
         &series,
+    );
+
+    // Java's creation times: a series once a creation was recorded under its labels
+    let status = |success: bool| if success { "success" } else { "failure" }.to_string();
+    let mut topics: Vec<(Labels, &Histogram)> = Vec::new();
+    for (i, h) in m.topic_create.iter().enumerate() {
+        if h.snapshot().2 > 0 {
+            let labels = vec![
+                ("invocation_status", status(i >= 2)),
+                ("is_system", b(i % 2 == 1)),
+            ];
+            topics.push((labels, h));
+        }
+    }
+    e.histogram(
+        "rocketmq_topic_create_execution_time",
+        "_milliseconds",
+        "The distribution of create topic time",
+        &topics,
+    );
+    let mut groups: Vec<(Labels, &Histogram)> = Vec::new();
+    for (i, h) in m.group_create.iter().enumerate() {
+        if h.snapshot().2 > 0 {
+            groups.push((vec![("invocation_status", status(i == 1))], h));
+        }
+    }
+    e.histogram(
+        "rocketmq_consumer_group_create_execution_time",
+        "_milliseconds",
+        "The distribution of create subscription time",
+        &groups,
     );
 }
 
