@@ -5,7 +5,14 @@
 use rmqd::common::batch::decode_batch;
 use rmqd::common::msg_id::decode_msg_id;
 use rmqd::common::properties::Properties;
+use rmqd::common::filter::SqlFilter;
 use rmqd::common::tag::TagFilter;
+use rmqd::remoting::body::cluster_info::ClusterInfo;
+use rmqd::remoting::body::kv_table::KVTable;
+use rmqd::remoting::body::register_broker::{decode_topic_config_line, RegisterBrokerBody};
+use rmqd::remoting::body::topic_list::TopicList;
+use rmqd::remoting::body::topic_route::TopicRouteData;
+use rmqd::remoting::header::namesrv::*;
 use rmqd::remoting::body::fastjson;
 use rmqd::remoting::body::properties_text::decode_properties_text;
 use rmqd::remoting::body::*;
@@ -30,6 +37,10 @@ pub const HEADER_KEYS: &[&str] = &[
     "suspendTimeoutMillis", "sysFlag", "timestamp", "topic", "topicFilterType", "topicList",
     "topicSeq", "topicSysFlag", "totalGroupNum", "totalTopicNum", "tranStateTableOffset",
     "transactionId", "unitMode", "version", "writeQueueNums",
+    // NameServer headers.
+    "acceptStandardJsonOnly", "brokerAddr", "brokerId", "cluster", "clusterName", "compressed",
+    "confirmOffset", "electionPriority", "enableActingMaster", "epoch", "haServerAddr",
+    "heartbeatTimeoutMillis", "heartbeatTimeoutMills", "masterAddr", "namespace", "value",
 ];
 
 /// Reads `ext` with every typed header.
@@ -79,6 +90,23 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = UnregisterClientRequestHeader::read_from(ext);
     let _ = UpdateConsumerOffsetRequestHeader::read_from(ext);
     let _ = ViewMessageRequestHeader::read_from(ext);
+    let _ = ConsumerGroupRequestHeader::read_from(ext);
+    let _ = OffsetResponseHeader::read_from(ext);
+    let _ = QueueRequestHeader::read_from(ext);
+    let _ = TopicRequestHeader::read_from(ext);
+    let _ = BrokerHeartbeatRequestHeader::read_from(ext);
+    let _ = BrokerIdentityHeader::read_from(ext);
+    let _ = DeleteTopicFromNamesrvRequestHeader::read_from(ext);
+    let _ = GetBrokerMemberGroupRequestHeader::read_from(ext);
+    let _ = GetRouteInfoRequestHeader::read_from(ext);
+    let _ = KVConfigKeyHeader::read_from(ext);
+    let _ = PutKVConfigRequestHeader::read_from(ext);
+    let _ = RegisterBrokerRequestHeader::read_from(ext);
+    let _ = RegisterBrokerResponseHeader::read_from(ext);
+    let _ = GetKVListByNamespaceRequestHeader::read_from(ext);
+    let _ = WipeWritePermOfBrokerRequestHeader::read_from(ext);
+    let _ = RegisterTopicRequestHeader::read_from(ext);
+    let _ = GetTopicsByClusterRequestHeader::read_from(ext);
     for code in [10, 310, 320, 324, 325] {
         let _ = SendMessageRequestHeader::read_for_code(code, ext);
     }
@@ -113,6 +141,68 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = decode_msg_id(&text);
     let _ = TagFilter::parse(&text);
     let _ = Properties::decode(&props.encode());
+    decode_namesrv_bodies(body);
+    if let Ok(f) = SqlFilter::compile(&text) {
+        let _ = f.evaluate(&props);
+        let _ = f.matches(&props);
+    }
+    let _ = rmqd::common::topic::validate_topic(&text);
+    let _ = rmqd::common::topic::validate_group(&text);
+}
+
+/// The NameServer's bodies: register-broker (JSON and deflated, every version), routes, cluster
+/// info, KV table, topic list, data version, one topic-config line.
+pub fn decode_namesrv_bodies(body: &[u8]) {
+    for version in [0, 400] {
+        let _ = RegisterBrokerBody::decode(body, false, version);
+        let _ = RegisterBrokerBody::decode_compressed(body, version);
+    }
+    let _ = TopicRouteData::decode(body);
+    let _ = ClusterInfo::decode(body);
+    let _ = KVTable::decode(body);
+    let _ = TopicList::decode(body);
+    let _ = rmqd::common::data_version::DataVersion::decode(body);
+    let _ = decode_topic_config_line(&String::from_utf8_lossy(body));
+}
+
+/// Config files as the broker and the NameServer read them: `broker.conf` and `namesrv.conf`
+/// (Java properties, then every key set on the broker's and the store's config), and the JSON
+/// files under `config/` (topics, consumer offsets, subscription groups, delay offsets).
+pub fn decode_config_files(data: &[u8]) {
+    use rmqd::store::config_files::{self, DelayOffsetWrapper};
+    let text = String::from_utf8_lossy(data);
+    let mut broker = rmqd::broker::config::BrokerConfig::default();
+    let mut store = rmqd::store::MessageStoreConfig::with_root("/nonexistent-rmqd-fuzz");
+    for (k, v) in rmqd::common::java_properties::parse(&text) {
+        let _ = broker.set(&k, &v);
+        let _ = store.set(&k, &v);
+    }
+    let _ = store.sanitize();
+    let _ = broker.key_values();
+    let _ = rmqd::namesrv::config::NamesrvConfig::from_properties_text(&text);
+    let _ = rmqd::common::fastjson::normalize(&text);
+    let _ = config_files::from_fastjson::<config_files::TopicConfigSerializeWrapper>(&text);
+    let _ = config_files::from_fastjson::<DelayOffsetWrapper>(&text);
+    let _ = rmqd::broker::metadata::offsets::parse_offset_table(&text);
+    let _ = rmqd::common::subscription_group::SubscriptionGroupWrapper::decode(data);
+}
+
+/// Store records and file headers: a commit-log record (with and without CRC check, and as the
+/// broker decodes a looked-up message), a consume-queue unit, an index header, the checkpoint, a
+/// file name.
+pub fn decode_store_bytes(data: &[u8]) {
+    use rmqd::store::commitlog::record;
+    for check_crc in [false, true] {
+        if let Ok(record::Decoded::Record(rec)) = record::decode(data, check_crc) {
+            let _ = rec.topic_str();
+            let _ = rec.tran_type();
+        }
+    }
+    let _ = rmqd::broker::transaction::decode_stored(data);
+    let _ = rmqd::store::consumequeue::CqUnit::decode(data);
+    let _ = rmqd::store::index::IndexHeader::decode(data);
+    let _ = rmqd::store::checkpoint::decode(data);
+    let _ = rmqd::store::paths::parse_offset_file_name(&String::from_utf8_lossy(data));
 }
 
 /// Builds an extFields map from bytes: lines of `selector value`, where a selector byte below
@@ -136,9 +226,11 @@ pub fn ext_from_bytes(data: &[u8]) -> ExtFields {
     ext
 }
 
-/// Feeds `data` to the frame codec until it stops producing frames, then runs the header and
-/// body decoders over whatever decoded.
+/// Reads `data` as a bare JSON and a bare ROCKETMQ header, then feeds it to the frame codec until
+/// it stops producing frames and runs the header and body decoders over whatever decoded.
 pub fn decode_frames(data: &[u8]) {
+    let _ = rmqd::remoting::serialize::json::decode_header(data);
+    let _ = rmqd::remoting::serialize::rocketmq::decode_header(data);
     let codec = FrameCodec::default();
     let mut buf = bytes::BytesMut::from(data);
     for _ in 0..64 {

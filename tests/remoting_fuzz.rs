@@ -165,6 +165,57 @@ fn body_seeds() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// Config files and store bytes: broker.conf, the config JSON files, a commit-log record, a
+/// consume-queue unit, an index header, a checkpoint.
+fn file_seeds() -> Vec<Vec<u8>> {
+    let mut seeds: Vec<Vec<u8>> = [
+        "brokerClusterName=DefaultCluster\nbrokerName=broker-a\nbrokerId=0\ndeleteWhen=04\nfileReservedTime=48\nbrokerRole=ASYNC_MASTER\nflushDiskType=ASYNC_FLUSH\nmapedFileSizeCommitLog=1073741824\nmessageDelayLevel=1s 5s 10s 30s 1m\nlistenPort=10911\n",
+        r#"{"dataVersion":{"counter":3,"timestamp":1726000000000},"topicConfigTable":{"T0":{"perm":6,"readQueueNums":2,"topicName":"T0","writeQueueNums":2,"attributes":{"+message.type":"NORMAL"}}}}"#,
+        r#"{"offsetTable":{"T0@G1":{0:120,1:7},"%RETRY%G1@G1":{0:0}}}"#,
+        r#"{"forbiddenTable":{"G1":{"T0":1}},"subscriptionGroupTable":{"G1":{"groupName":"G1","groupRetryPolicy":{"type":"CUSTOMIZED"}}}}"#,
+        r#"{"dataVersion":{"counter":1},"offsetTable":{1:3,2:0,18:9}}"#,
+        "00000000000001048576",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    let born: std::net::SocketAddr = "192.168.1.10:54321".parse().unwrap();
+    let mut record = Vec::new();
+    let header = rmqd::store::commitlog::record::RecordHeader {
+        queue_id: 1,
+        flag: 0,
+        sys_flag: 0,
+        born_timestamp: 1_726_000_000_000,
+        born_host: &born,
+        store_host: &born,
+        reconsume_times: 0,
+        prepared_transaction_offset: 0,
+    };
+    let props = b"TAGS\x01A\x02KEYS\x01k1\x02UNIQ_KEY\x01AC11\x02";
+    rmqd::store::commitlog::record::encode_into(
+        &mut record,
+        &header,
+        b"hello",
+        b"T0",
+        props,
+        b"",
+        false,
+    )
+    .unwrap();
+    seeds.push(record);
+    let mut unit = Vec::new();
+    unit.extend_from_slice(&4096i64.to_be_bytes());
+    unit.extend_from_slice(&180i32.to_be_bytes());
+    unit.extend_from_slice(&65i64.to_be_bytes());
+    seeds.push(unit);
+    let mut numbers = Vec::new();
+    for v in [1_726_000_000_000i64, 1_726_000_000_100, 0, 4096, 64, 12] {
+        numbers.extend_from_slice(&v.to_be_bytes());
+    }
+    seeds.push(numbers);
+    seeds
+}
+
 fn header_seeds() -> Vec<Vec<u8>> {
     let line = |key: &str, v: &str| {
         let sel = HEADER_KEYS.iter().position(|k| *k == key).unwrap_or(255) as u8;
@@ -249,6 +300,14 @@ fn fuzz_body_decode_never_panics() {
 }
 
 #[test]
+fn fuzz_file_decode_never_panics() {
+    run(0x5EED_F11E, file_seeds(), iterations() / 5, |d| {
+        decode_config_files(d);
+        decode_store_bytes(d);
+    });
+}
+
+#[test]
 fn seeds_are_valid_inputs() {
     // The seeds must decode, or the mutations explore nothing useful.
     let codec = rmqd::remoting::FrameCodec::default();
@@ -260,4 +319,18 @@ fn seeds_are_valid_inputs() {
     assert!(rmqd::remoting::body::HeartbeatData::decode(hb).is_ok());
     let ext = ext_from_bytes(&header_seeds()[1]);
     assert!(rmqd::remoting::header::SendMessageRequestHeader::read_for_code(310, &ext).is_ok());
+    let files = file_seeds();
+    let topics = String::from_utf8(files[1].clone()).unwrap();
+    assert!(rmqd::store::config_files::from_fastjson::<
+        rmqd::store::config_files::TopicConfigSerializeWrapper,
+    >(&topics)
+    .is_ok());
+    assert!(rmqd::broker::metadata::offsets::parse_offset_table(
+        std::str::from_utf8(&files[2]).unwrap()
+    )
+    .is_ok());
+    assert!(matches!(
+        rmqd::store::commitlog::record::decode(&files[6], true),
+        Ok(rmqd::store::commitlog::record::Decoded::Record(_))
+    ));
 }
