@@ -513,7 +513,7 @@ fn recovery_and_dispatch(rep: &mut Report) {
         let store = Arc::new(MessageStore::open(cfg.clone()).unwrap());
         progress("recovery: writing ~2 s of 1 KiB messages with 4 writers");
         append(&store, 1024, 4, Duration::from_secs(2));
-        n = store.runtime_info().put_message_total;
+        n = store.message_totals().0;
         store.shutdown();
     }
     // A clean restart: recovery validates the newest file(s) and re-dispatches them (units and

@@ -39,7 +39,8 @@ render_conf() {
 # render_broker_conf <out> <port> <store_dir> [brokerName]
 render_broker_conf() {
   render_conf "$COMPAT_DIR/conf/broker.conf.tmpl" "$1" CLUSTER="$CLUSTER_NAME" BROKER_NAME="${4:-$BROKER_NAME}" \
-    NS_ADDR="$NS_ADDR" BROKER_PORT="$2" HOME_DIR="$HOME_DIR" STORE_DIR="$3"
+    NS_ADDR="$NS_ADDR" BROKER_PORT="$2" HOME_DIR="$HOME_DIR" STORE_DIR="$3" PROM_PORT="$(($2 + 3))" \
+    METRICS_EXPORTER="${BROKER_METRICS_EXPORTER:-PROM}"
 }
 
 # render_ns_conf <out> <ns_dir>

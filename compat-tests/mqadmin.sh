@@ -77,6 +77,12 @@ mqadmin_suite() {
   mqa_check M22 "Consume ok" consumeMessage -t "$T" -c 2
   mqa_check M23 "^max: [0-9]+, min: 0" queryCq -t "$T" -q 0 -i 0 -c 2
   mqa_check M24 "^$T +$G " statsAll -t "$T"
+  # -a prints a topic only when VIEW_BROKER_STATS_DATA (315) counted messages in (or out) for it;
+  # the line's InMsg24Hour column must be non-zero (the sends above are within the minute window)
+  MQA_TRIES=3 mqa_check M24b "^$T +$G +[0-9]+ +[0-9.]+ +[0-9.]+ +[1-9][0-9]* +[0-9]+" statsAll -a -t "$T"
+  mqa_check M25 "^commitLogDirCapacity +: Total : [0-9.]+ [KMGTPE]?i?B, Free : " brokerStatus -b "$A"
+  # GET_ALL_PRODUCER_INFO (328): the helper's producer, by group
+  mqa_check M26 "^producer group \($P\) instance : clientId=[^,]+,remoteIP=/127\.0\.0\.1:[0-9]+, language=JAVA, version=[0-9]+, lastUpdateTimestamp=[0-9]+" producer -b "$A"
   # $hold is the subshell running java_scenarios: stop its JVM child too (else it holds on for holdSeconds)
   local k kids; kids=$(ps -o pid= --ppid "$hold" 2>/dev/null)
   for k in $kids; do stop "$k" TERM 10; done

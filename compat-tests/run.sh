@@ -36,7 +36,7 @@ for f in "$COMPAT_DIR"/suites/*.sh; do
   [ -e "$f" ] && . "$f"
 done
 
-SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap,javaclients,cpp,goversions},"
+SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap,javaclients,cpp,goversions,prom,ops},"
 # "matrix" = every client line and version (opt-in, slow): the plug-in client suites with COMPAT_MATRIX=full
 if [[ $SUITES == *",matrix,"* ]]; then SUITES="${SUITES/,matrix,/,javaclients,cpp,goversions,}"; export COMPAT_MATRIX=full; fi
 BROKERS=${COMPAT_BROKERS:-java,rmqd}
@@ -70,7 +70,7 @@ DATA_IDS=(J01 J02 J04 J05 J06 J06S J07 J08 J09 J10 J11 J12 J13 J14 J15 J16 J18 J
 ISSUE7_IDS=()
 GO_IDS=(G01 G02 G03 G04 G05 G06 G07 G08 G09)
 GO_ISSUE7_IDS=()
-MQA_IDS=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24)
+MQA_IDS=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24 M24b M25 M26)
 NSA_IDS=(NS-A01 NS-A02 NS-A03 NS-A04 NS-A05 NS-A06)
 
 filter_only() { # filter_only ids... -> ids restricted by COMPAT_ONLY

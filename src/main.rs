@@ -13,6 +13,7 @@ use rmqd::broker::{BrokerConfig, BrokerController};
 use rmqd::common::java_properties;
 use rmqd::namesrv::server::NamesrvServer;
 use rmqd::namesrv::NamesrvConfig;
+use rmqd::server::ReceiveBudget;
 use rmqd::store::config::MessageStoreConfig;
 
 /// mimalloc instead of glibc malloc: every request allocates a few small, short-lived buffers
@@ -208,8 +209,10 @@ fn run_broker(args: &[String]) -> CliResult<()> {
     }
     runtime()?.block_on(async move {
         let mut config = config;
-        let namesrv = start_embedded_namesrv(&mut config).await?;
-        let broker = BrokerController::start(config, store_config).await?;
+        // one receive budget for the process: the broker's ports and the embedded NameServer
+        let budget = ReceiveBudget::new(config.receive_buffer_budget);
+        let namesrv = start_embedded_namesrv(&mut config, &budget).await?;
+        let broker = BrokerController::start_with_budget(config, store_config, budget).await?;
         let c = &broker.ctx.config;
         println!(
             "The broker[{}, {}] boot success. serializeType=JSON and name server is {}",
@@ -236,7 +239,7 @@ struct NamesrvThread {
 }
 
 impl NamesrvThread {
-    fn start(config: NamesrvConfig) -> CliResult<Self> {
+    fn start(config: NamesrvConfig, budget: ReceiveBudget) -> CliResult<Self> {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -253,7 +256,7 @@ impl NamesrvThread {
                     }
                 };
                 rt.block_on(async move {
-                    match NamesrvServer::start(config).await {
+                    match NamesrvServer::start_with_budget(config, budget).await {
                         Ok(ns) => {
                             let _ = ready_tx.send(Ok(ns.local_addr()));
                             let _ = stop_rx.await;
@@ -330,7 +333,10 @@ fn run_namesrv(args: &[String]) -> CliResult<()> {
 }
 
 /// The embedded NameServer, when the broker has no NameServer address (or is told to run one).
-async fn start_embedded_namesrv(config: &mut BrokerConfig) -> CliResult<Option<NamesrvThread>> {
+async fn start_embedded_namesrv(
+    config: &mut BrokerConfig,
+    budget: &ReceiveBudget,
+) -> CliResult<Option<NamesrvThread>> {
     let wanted = match config.embedded_namesrv {
         EmbeddedNamesrv::On => true,
         EmbeddedNamesrv::Off => false,
@@ -344,7 +350,7 @@ async fn start_embedded_namesrv(config: &mut BrokerConfig) -> CliResult<Option<N
         bind_address: config.embedded_namesrv_bind_address.clone(),
         ..Default::default()
     };
-    let ns = NamesrvThread::start(ns_config)?;
+    let ns = NamesrvThread::start(ns_config, budget.clone())?;
     let addr = ns.local_addr();
     let host = if addr.ip().is_unspecified() {
         "127.0.0.1".to_string()

@@ -291,3 +291,33 @@ fn a_put_is_readable_from_its_queue_as_soon_as_it_returns() {
     assert_eq!(all.status, GetMessageStatus::FOUND);
     assert_eq!(all.max_offset, 200);
 }
+
+/// SYNC_FLUSH with concurrent putters rolling small commit-log files: a roll (write lock on the
+/// file list) while the group commit flushes must not deadlock. `flush_all` held a read guard
+/// through its loop and read again inside; a waiting roll then parked the nested read for ever.
+#[test]
+fn sync_flush_rolls_under_concurrent_puts_without_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = small_config(dir.path());
+    cfg.flush_disk_type = FlushDiskType::SyncFlush;
+    let store = std::sync::Arc::new(MessageStore::open(cfg).unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    for t in 0..4 {
+        let (store, tx) = (store.clone(), tx.clone());
+        std::thread::spawn(move || {
+            for i in 0..500 {
+                let body = format!("{t}-{i}-{}", "x".repeat(1000));
+                let m = msg("Roll", t, body.as_bytes(), "t", "k", &format!("U{t}-{i}"));
+                let r = store.put_message(&m).wait_blocking();
+                assert_eq!(r.status, PutMessageStatus::PUT_OK);
+            }
+            tx.send(()).unwrap();
+        });
+    }
+    drop(tx);
+    for _ in 0..4 {
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("puts stopped: the store deadlocked on a commit-log roll");
+    }
+    store.shutdown();
+}

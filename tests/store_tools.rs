@@ -154,3 +154,54 @@ fn verify_flags_an_all_zero_checkpoint_only_when_the_store_has_records() {
     );
     assert!(p[0].what.contains("all zero"), "{}", p[0].what);
 }
+
+/// A kill between creating a file and sizing it leaves the newest commit-log, consume-queue or
+/// index file at zero length. Recovery drops each (Java deletes such a last commit-log or
+/// consume-queue file, and an index file holds nothing yet): `verify` warns without calling the
+/// store broken, and the store opens with every message and key.
+#[test]
+fn zero_length_newest_files_left_by_a_kill_are_warnings_and_the_store_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let offs = fill(dir.path(), 300);
+    let cfg = small_config(dir.path());
+    let root = dir.path();
+    let fs = cfg.mapped_file_size_commit_log as i64;
+    let next_cl = offs.last().unwrap() / fs * fs + fs;
+    let next_cq = 100 * 20; // queue 0 holds units 0..100
+    let empty = [
+        root.join("commitlog").join(format!("{next_cl:020}")),
+        root.join("consumequeue/V/0").join(format!("{next_cq:020}")),
+        root.join("index").join("29991231235959999"),
+    ];
+    for p in &empty {
+        assert!(!p.exists(), "{}", p.display());
+        std::fs::File::create(p).unwrap();
+    }
+    std::fs::write(root.join("abort"), b"1").unwrap();
+
+    let rep = tools::verify(&cfg, &mut |_, _, _| {}).unwrap();
+    assert!(rep.is_ok(), "{:?}", rep.problems);
+    for p in &empty {
+        assert!(
+            rep.problems.iter().any(|w| &w.file == p),
+            "no warning for {}: {:?}",
+            p.display(),
+            rep.problems
+        );
+    }
+    assert_eq!(rep.records, 300);
+
+    let store = MessageStore::open(cfg).unwrap();
+    assert!(store.wait_dispatched(Duration::from_secs(5)));
+    for p in &empty {
+        assert!(!p.exists(), "{} kept", p.display());
+    }
+    for (i, &off) in offs.iter().enumerate() {
+        let q = (i % 3) as i32;
+        let g = store.get_message("V", q, (i / 3) as i64, 1, 1 << 20, None);
+        assert_eq!(g.status, GetMessageStatus::FOUND, "message {i}");
+        let found = store.query_message("V", &format!("U{i}"), 4, 0, i64::MAX);
+        assert_eq!(found.phy_offsets, vec![off], "key of message {i}");
+    }
+    store.shutdown();
+}

@@ -79,7 +79,14 @@ fn update_subscriptions(
 pub struct ClientRegistry {
     producers: DashMap<String, HashMap<u64, ClientChannel>>,
     consumers: DashMap<String, ConsumerGroupInfo>,
+    /// Java's `consumerCompensationTable`: topics groups pulled with their subscription in the
+    /// request (pull and lite-pull consumers, which heartbeat none), with when it was last seen;
+    /// kept 10 minutes (Java's `subscriptionExpiredTimeout`) so lag is reported for them.
+    compensation: DashMap<String, HashMap<String, Instant>>,
 }
+
+/// Java `subscriptionExpiredTimeout` (ms, 600 000).
+const COMPENSATION_TTL: Duration = Duration::from_secs(600);
 
 impl ClientRegistry {
     pub fn new() -> Self {
@@ -178,6 +185,10 @@ impl ClientRegistry {
                 .filter(|c| stale(c))
                 .for_each(|c| dropped.push(c.conn.id));
         }
+        self.compensation.retain(|_, topics| {
+            topics.retain(|_, seen| seen.elapsed() <= COMPENSATION_TTL);
+            !topics.is_empty()
+        });
         dropped.sort_unstable();
         dropped.dedup();
         for id in &dropped {
@@ -263,6 +274,47 @@ impl ClientRegistry {
             .iter()
             .filter(|g| g.subscriptions.contains_key(topic))
             .map(|g| g.key().clone())
+            .collect()
+    }
+
+    /// Java `compensateSubscribeData`: `group` pulled `topic` with its subscription.
+    pub fn compensate_subscription(&self, group: &str, topic: &str) {
+        if let Some(mut g) = self.compensation.get_mut(group) {
+            match g.get_mut(topic) {
+                Some(seen) => *seen = Instant::now(),
+                None => {
+                    g.insert(topic.to_string(), Instant::now());
+                }
+            }
+            return;
+        }
+        self.compensation
+            .entry(group.to_string())
+            .or_default()
+            .insert(topic.to_string(), Instant::now());
+    }
+
+    /// The topics a group consumes: its members' subscriptions, else (Java
+    /// `getConsumerGroupInfo(group, true)`) what it pulled with a subscription lately.
+    pub fn subscribed_topics(&self, group: &str) -> Option<Vec<String>> {
+        if let Some(g) = self.consumers.get(group) {
+            return Some(g.subscriptions.keys().cloned().collect());
+        }
+        self.compensation
+            .get(group)
+            .map(|g| g.keys().cloned().collect())
+    }
+
+    /// Every consumer group with its members.
+    pub fn consumer_table(&self) -> Vec<ConsumerGroupInfo> {
+        self.consumers.iter().map(|g| g.value().clone()).collect()
+    }
+
+    /// Every producer group with its connections.
+    pub fn producer_table(&self) -> Vec<(String, Vec<ClientChannel>)> {
+        self.producers
+            .iter()
+            .map(|g| (g.key().clone(), g.values().cloned().collect()))
             .collect()
     }
 

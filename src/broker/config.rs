@@ -176,6 +176,16 @@ config_table! {
         "serverSocketBacklog" server_socket_backlog: i32 = 1024;
         /// s of silence after which a connection is closed (120).
         "serverChannelMaxIdleTimeSeconds" server_channel_max_idle_time_seconds: u64 = 120;
+        /// DISABLE or PROM: serve Prometheus `/metrics` on `metricsPromExporterHost`:
+        /// `metricsPromExporterPort` (DISABLE). Java's OTLP_GRPC and LOG exporters are not
+        /// built: rmqd logs an error and exports nothing.
+        "metricsExporterType" metrics_exporter_type: String = "DISABLE".into();
+        /// Port of `/metrics` (5557).
+        "metricsPromExporterPort" metrics_prom_exporter_port: u16 = 5557;
+        /// Address `/metrics` binds (empty: `brokerIP1`, as Java).
+        "metricsPromExporterHost" metrics_prom_exporter_host: String = String::new();
+        /// `k1:v1,k2:v2` labels added to every series (empty).
+        "metricsLabel" metrics_label: String = String::new();
         /// The trace topic's name (`RMQ_SYS_TRACE_TOPIC`).
         [unlisted] "msgTraceTopicName" msg_trace_topic_name: String = "RMQ_SYS_TRACE_TOPIC".into();
         /// rmqd: also serve the VIP channel on `listenPort - 2`, as the Java broker always does
@@ -186,6 +196,11 @@ config_table! {
         [unlisted] "rmqdMaxConnections" server_max_connections: usize = 10_000;
         /// rmqd: most requests in flight at once (65 536).
         [unlisted] "rmqdMaxInFlightRequests" server_max_in_flight: usize = 65_536;
+        /// rmqd: bytes of frames larger than 64 KiB being received at once, over every
+        /// connection of the process (512 MiB). A frame waits (its connection stops reading) until
+        /// its announced size fits; one larger than the whole budget closes its connection.
+        [unlisted] "rmqdReceiveBufferBudget" receive_buffer_budget: usize =
+            crate::server::DEFAULT_RECEIVE_BUDGET;
         /// rmqd: `auto` (start one when no `namesrvAddr` is given), `true` or `false`.
         [unlisted] "rmqdEmbeddedNamesrv" embedded_namesrv: EmbeddedNamesrv = EmbeddedNamesrv::Auto;
         /// rmqd: the embedded NameServer's port (9876).
@@ -327,7 +342,8 @@ mod tests {
             shortPollingTimeMills enablePropertyFilter useServerSideResetOffset traceTopicEnable \
             regionId traceOn rejectTransactionMessage transactionTimeOut transactionCheckMax \
             transactionCheckInterval storeReplyMessageEnable serverSocketBacklog \
-            serverChannelMaxIdleTimeSeconds";
+            serverChannelMaxIdleTimeSeconds metricsExporterType metricsPromExporterPort \
+            metricsPromExporterHost metricsLabel";
         assert_eq!(keys, expected.split_whitespace().collect::<Vec<_>>());
     }
 }

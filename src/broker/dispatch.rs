@@ -26,8 +26,35 @@ impl RequestHandler for BrokerHandler {
         conn: Arc<Connection>,
         request: RemotingCommand,
     ) -> Option<RemotingCommand> {
-        let result = process(&self.ctx, &conn, &request).await;
-        respond(result, &request)
+        if !self.ctx.metrics.enabled() {
+            let result = process(&self.ctx, &conn, &request).await;
+            return respond(result, &request);
+        }
+        let started = std::time::Instant::now();
+        let (result, long_polled) = crate::broker::metrics::LONG_POLLED
+            .scope(std::cell::Cell::new(false), async {
+                let r = process(&self.ctx, &conn, &request).await;
+                (r, crate::broker::metrics::LONG_POLLED.with(|c| c.get()))
+            })
+            .await;
+        let response = respond(result, &request);
+        let key = crate::broker::metrics::RpcKey {
+            request_code: request.code,
+            response_code: response.as_ref().map(|r| r.code),
+            long_polling: long_polled,
+            result: if request.is_oneway() {
+                crate::broker::metrics::RpcResult::Oneway
+            } else {
+                crate::broker::metrics::RpcResult::Success
+            },
+        };
+        // Java records whole milliseconds; a code with no processor gets no series (a client
+        // cycling through numbers must not grow the table)
+        if RequestCode::from_code(request.code).is_some() {
+            let ms = started.elapsed().as_millis() as u64;
+            self.ctx.metrics.rpc(key, ms * 1000);
+        }
+        response
     }
 
     fn on_close(&self, conn: &Arc<Connection>) {
@@ -91,6 +118,8 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         CLEAN_EXPIRED_CONSUMEQUEUE => admin_broker::clean_expired_consume_queue(ctx, c, r),
         DELETE_EXPIRED_COMMITLOG => admin_broker::delete_expired_commit_log(ctx, c, r),
         QUERY_CONSUME_QUEUE => admin_broker::query_consume_queue(ctx, c, r),
+        VIEW_BROKER_STATS_DATA => admin_broker::view_broker_stats_data(ctx, c, r),
+        GET_ALL_PRODUCER_INFO => admin_broker::get_all_producer_info(ctx, c, r),
         // Not served (REQUEST_CODE_NOT_SUPPORTED). Sent by the broker to clients, not served:
         CHECK_TRANSACTION_STATE | NOTIFY_CONSUMER_IDS_CHANGED | RESET_CONSUMER_CLIENT_OFFSET
         | GET_CONSUMER_STATUS_FROM_CLIENT | PUSH_REPLY_MESSAGE_TO_CLIENT
@@ -122,7 +151,7 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         | GET_BROKER_LIVE_INFO_REQUEST | GET_SYNC_STATE_DATA_REQUEST
         | RAFT_BROKER_HEART_BEAT_EVENT_REQUEST
         // Statistics, other administration, filter servers, static topics, RocksDB, cold data.
-        | VIEW_BROKER_STATS_DATA | GET_ALL_PRODUCER_INFO | GET_BROKER_CONSUME_STATS
+        | GET_BROKER_CONSUME_STATS
         | GET_TIMER_CHECK_POINT | GET_TIMER_METRICS | QUERY_CONSUME_TIME_SPAN | QUERY_BROKER_OFFSET
         | UPDATE_AND_CREATE_TOPIC_LIST | GET_TOPIC_CONFIG_LIST | GET_TOPIC_NAME_LIST
         | TRIGGER_DELETE_FILES | GET_ALL_CONSUMER_OFFSET | GET_ALL_DELAY_OFFSET | GET_CLIENT_CONFIG

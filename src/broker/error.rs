@@ -130,4 +130,6 @@ pub enum StartError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{0}")]
+    Metrics(String),
 }

@@ -17,6 +17,17 @@ pub struct PullRequestHoldService {
     epoch: AtomicU64,
     /// Set at shutdown: holds answer at once and new ones do not wait.
     closed: AtomicBool,
+    /// Pulls being held now.
+    held: AtomicU64,
+}
+
+/// Counts one held pull while alive.
+struct Held<'a>(&'a AtomicU64);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl PullRequestHoldService {
@@ -65,6 +76,8 @@ impl PullRequestHoldService {
             .or_default()
             .clone();
         let epoch = self.epoch.load(Ordering::Acquire);
+        self.held.fetch_add(1, Ordering::Relaxed);
+        let _held = Held(&self.held);
         loop {
             let notified = notify.notified();
             tokio::pin!(notified);
@@ -89,6 +102,11 @@ impl PullRequestHoldService {
 
     fn released_since(&self, epoch: u64) -> bool {
         self.closed.load(Ordering::Acquire) || self.epoch.load(Ordering::Acquire) != epoch
+    }
+
+    /// Pulls held now, waiting for a message or their suspend timeout.
+    pub fn held(&self) -> u64 {
+        self.held.load(Ordering::Relaxed)
     }
 
     /// Drops queue entries nobody waits on (called periodically).

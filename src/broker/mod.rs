@@ -6,6 +6,7 @@ pub mod dispatch;
 pub mod error;
 pub mod long_polling;
 pub mod metadata;
+pub mod metrics;
 pub mod namesrv_registration;
 pub mod periodic;
 pub mod processor;
@@ -59,6 +60,8 @@ pub struct BrokerContext {
     pub schedule: Arc<ScheduleMessageService>,
     pub timer: Arc<TimerMessageService>,
     pub stats: BrokerStats,
+    /// Prometheus counters (`metricsExporterType=PROM`); counts nothing when off.
+    pub metrics: metrics::BrokerMetrics,
     /// `brokerIP1:listenPort`, written into every record as the store host.
     pub store_host: SocketAddr,
     pub boot_timestamp: i64,
@@ -182,14 +185,27 @@ pub struct BrokerController {
     fast_server: Option<ServerHandle>,
     services: Vec<PeriodicService>,
     transaction_check: TransactionalMessageCheckService,
+    /// `/metrics` (address, task) when `metricsExporterType=PROM`.
+    metrics_http: Option<(SocketAddr, periodic::BackgroundTask)>,
 }
 
 impl BrokerController {
     /// Opens the store (taking its lock first), loads the metadata, starts serving on
     /// `listenPort` and starts the background services.
     pub async fn start(
+        config: BrokerConfig,
+        store_config: MessageStoreConfig,
+    ) -> Result<Self, StartError> {
+        let budget = server::ReceiveBudget::new(config.receive_buffer_budget);
+        Self::start_with_budget(config, store_config, budget).await
+    }
+
+    /// [`Self::start`] drawing on a receive budget shared with other servers of the process (the
+    /// embedded NameServer's).
+    pub async fn start_with_budget(
         mut config: BrokerConfig,
         store_config: MessageStoreConfig,
+        receive_budget: server::ReceiveBudget,
     ) -> Result<Self, StartError> {
         let listen_port_configured = config.listen_port != 0;
         if !listen_port_configured {
@@ -209,6 +225,9 @@ impl BrokerController {
         let timer = Arc::new(TimerMessageService::load(store.clone())?);
         let locks =
             RebalanceLockManager::new(Duration::from_millis(config.rebalance_lock_max_live_time));
+        let stats = BrokerStats::new(&config.broker_cluster_name);
+        let metrics =
+            metrics::BrokerMetrics::new(config.metrics_exporter_type.eq_ignore_ascii_case("PROM"));
         let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
             registration: registration_service(&config, weak.clone()),
             broker_permission: AtomicI32::new(config.broker_permission),
@@ -222,7 +241,8 @@ impl BrokerController {
             locks,
             schedule,
             timer,
-            stats: BrokerStats::new(),
+            stats,
+            metrics,
             store_host,
             boot_timestamp: now_millis(),
             overrides: Mutex::new(Vec::new()),
@@ -243,7 +263,11 @@ impl BrokerController {
                 }
             }));
         ctx.topics.persist()?;
-        let (server, fast_server) = Self::serve(&ctx, listen_port_configured).await?;
+        let metrics_http = metrics::http::start(&ctx)
+            .await
+            .map_err(StartError::Metrics)?;
+        let (server, fast_server) =
+            Self::serve(&ctx, listen_port_configured, receive_budget).await?;
         let services = Self::start_services(&ctx);
         ctx.schedule.start();
         ctx.timer.start();
@@ -260,6 +284,7 @@ impl BrokerController {
             fast_server,
             services,
             transaction_check,
+            metrics_http,
         })
     }
 
@@ -268,6 +293,7 @@ impl BrokerController {
     async fn serve(
         ctx: &Arc<BrokerContext>,
         listen_port_configured: bool,
+        receive_budget: server::ReceiveBudget,
     ) -> Result<(ServerHandle, Option<ServerHandle>), StartError> {
         let c = &ctx.config;
         // the VIP channel draws from the client port's connection and in-flight budgets
@@ -279,6 +305,7 @@ impl BrokerController {
             s.max_in_flight = c.server_max_in_flight;
             s.backlog = c.server_socket_backlog.max(1) as u32;
             s.shared_limits = Some(limits.clone());
+            s.receive_budget = receive_budget.clone();
             s
         };
         let handler = Arc::new(dispatch::BrokerHandler { ctx: ctx.clone() });
@@ -338,8 +365,9 @@ impl BrokerController {
                 "stats-sampler",
                 Duration::from_secs(1),
                 Duration::from_secs(1),
-                TickOn::Worker,
+                TickOn::BlockingPool,
                 move || {
+                    d.store.sample_stats();
                     d.stats.sample();
                 },
             ),
@@ -348,6 +376,11 @@ impl BrokerController {
 
     pub fn local_addr(&self) -> SocketAddr {
         self.server.local_addr
+    }
+
+    /// Where `/metrics` is served, when it is.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_http.as_ref().map(|(a, _)| *a)
     }
 
     /// The VIP channel's address, when it is open.
@@ -372,6 +405,9 @@ impl BrokerController {
         }
         for s in self.services {
             s.stop().await;
+        }
+        if let Some((_, task)) = self.metrics_http {
+            task.stop().await;
         }
         self.ctx.schedule.stop().await;
         self.ctx.timer.stop().await;

@@ -109,12 +109,19 @@ impl ScheduleMessageService {
         }
     }
 
-    /// `(level, next offset, max offset)` of every level, for GET_BROKER_RUNTIME_INFO.
+    /// `(level, next offset, max offset)` of every level in the offset table, for
+    /// GET_BROKER_RUNTIME_INFO.
     pub fn progress(&self) -> Vec<(i32, i64, i64)> {
-        let state = self.state.lock();
-        (1..=self.levels.len() as i32)
-            .map(|level| {
-                let next = state.offset_table.get(&level).copied().unwrap_or(0);
+        // Java lists the levels of its offset table: those loaded or delivered from, not all
+        let table: Vec<(i32, i64)> = {
+            let state = self.state.lock();
+            let mut t: Vec<(i32, i64)> = state.offset_table.iter().map(|(l, o)| (*l, *o)).collect();
+            t.sort_unstable();
+            t
+        };
+        table
+            .into_iter()
+            .map(|(level, next)| {
                 let max = self.store.max_offset_in_queue(SCHEDULE_TOPIC, level - 1);
                 (level, next, max)
             })

@@ -6,6 +6,8 @@ pub mod config;
 pub mod data_version;
 pub mod fastjson;
 pub mod filter;
+pub mod histogram;
+pub mod java_format;
 pub mod java_properties;
 pub mod json_file;
 pub mod lenient;

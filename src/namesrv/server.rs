@@ -8,7 +8,10 @@ use std::time::Duration;
 use super::error::StartError;
 use super::{BrokerHousekeepingService, NameServer, NamesrvConfig};
 use crate::remoting::RemotingCommand;
-use crate::server::{self, Connection, RequestHandler, ServerConfig, ServerHandle};
+use crate::server::{
+    self, Connection, ReceiveBudget, RequestHandler, ServerConfig, ServerHandle,
+    DEFAULT_RECEIVE_BUDGET,
+};
 
 struct NamesrvHandler {
     ns: Arc<NameServer>,
@@ -38,6 +41,15 @@ pub struct NamesrvServer {
 impl NamesrvServer {
     /// Binds `bindAddress:listenPort` and starts serving.
     pub async fn start(config: NamesrvConfig) -> Result<Self, StartError> {
+        Self::start_with_budget(config, ReceiveBudget::new(DEFAULT_RECEIVE_BUDGET)).await
+    }
+
+    /// [`Self::start`] drawing on a receive budget shared with the rest of the process (the
+    /// embedded NameServer shares the broker's).
+    pub async fn start_with_budget(
+        config: NamesrvConfig,
+        receive_budget: ReceiveBudget,
+    ) -> Result<Self, StartError> {
         let bind_text = format!("{}:{}", config.bind_address, config.listen_port);
         let bind = bind_text.parse().map_err(|source| StartError::BadBind {
             bind: bind_text,
@@ -46,6 +58,7 @@ impl NamesrvServer {
         let mut server_config = ServerConfig::new(bind);
         server_config.idle_timeout =
             Duration::from_secs(config.server_channel_max_idle_time_seconds.max(1) as u64);
+        server_config.receive_budget = receive_budget;
         let ns = Arc::new(NameServer::new(config));
         let handler = Arc::new(NamesrvHandler { ns: ns.clone() });
         let server = server::serve(server_config, handler)

@@ -44,22 +44,30 @@ impl FrameCodec {
         Self { max_frame_length }
     }
 
-    /// Takes one whole frame off `src` and decodes it.
-    pub fn decode_frame(
-        &self,
-        src: &mut BytesMut,
-    ) -> Result<Option<RemotingCommand>, RemotingError> {
-        if src.len() < 4 {
+    /// The `len` field of the frame at the head of `src`, checked against the limit; `None` until
+    /// its 4 bytes have arrived.
+    pub fn announced_length(&self, src: &[u8]) -> Result<Option<usize>, RemotingError> {
+        let Some(&[a, b, c, d]) = src.get(..4) else {
             return Ok(None);
-        }
-        let length = i32::from_be_bytes([src[0], src[1], src[2], src[3]]) as i64;
+        };
+        let length = i32::from_be_bytes([a, b, c, d]) as i64;
         if length < 4 || length as usize > self.max_frame_length {
             return Err(RemotingError::FrameLength {
                 length,
                 max: self.max_frame_length,
             });
         }
-        let length = length as usize;
+        Ok(Some(length as usize))
+    }
+
+    /// Takes one whole frame off `src` and decodes it.
+    pub fn decode_frame(
+        &self,
+        src: &mut BytesMut,
+    ) -> Result<Option<RemotingCommand>, RemotingError> {
+        let Some(length) = self.announced_length(src)? else {
+            return Ok(None);
+        };
         if src.len() < 4 + length {
             // grow with what arrives, not with what is announced: a peer that announces 16 MiB
             // and sends 1 KiB costs 1 KiB (and the buffer's doubling), not 16 MiB

@@ -8,27 +8,20 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
-use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::budget::{ReceiveBudget, DEFAULT_RECEIVE_BUDGET};
 use super::connection::Connection;
+use super::reader::{FrameReader, ReadError};
 use super::{writer, RequestHandler};
-use crate::remoting::codec::CodecError;
 use crate::remoting::{FrameCodec, RemotingCommand, ResponseCode};
 
 /// Connection ids are unique in the process, across every server (the broker's client port and
 /// VIP channel share registrations and locks keyed by them).
 static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A connection's read buffer to start with: a few requests; it doubles as bursts need.
-const READ_BUFFER: usize = 8 * 1024;
-
-/// Above this, an emptied read buffer is replaced by a small one (idle connections stay cheap).
-const RETAINED_READ_BUFFER: usize = 256 * 1024;
 
 /// How long a closing connection waits for its requests still running before its write side closes.
 const REQUESTS_DRAIN: Duration = Duration::from_secs(5);
@@ -49,6 +42,8 @@ pub struct ServerConfig {
     /// Limits shared with another server (the broker's VIP channel counts against the client
     /// port's): (connections, requests in flight). `None`: this server's own.
     pub shared_limits: Option<SharedLimits>,
+    /// `rmqdReceiveBufferBudget`: bytes of large frames being received, process-wide.
+    pub receive_budget: ReceiveBudget,
 }
 
 /// Connection and in-flight budgets several servers draw from.
@@ -77,6 +72,7 @@ impl ServerConfig {
             max_frame_length: crate::remoting::MAX_FRAME_LENGTH,
             backlog: 1024,
             shared_limits: None,
+            receive_budget: ReceiveBudget::new(DEFAULT_RECEIVE_BUDGET),
         }
     }
 }
@@ -188,30 +184,24 @@ impl<H: RequestHandler> Server<H> {
         let writer = tokio::spawn(writer::run(write, rx, closed.clone(), peer));
         let requests = TaskTracker::new();
         let codec = FrameCodec::with_max_frame_length(self.config.max_frame_length);
-        let mut frames = FramedRead::with_capacity(read, codec, READ_BUFFER);
+        let budget = self.config.receive_budget.clone();
+        let mut frames = FrameReader::new(read, codec, budget, self.config.idle_timeout);
         let reason = loop {
             let next = tokio::select! {
                 _ = self.shutdown.cancelled() => break "server shutting down".to_string(),
-                n = tokio::time::timeout(self.config.idle_timeout, frames.next()) => n,
+                n = frames.next() => n,
             };
             match next {
-                Err(_) => {
-                    tracing::info!(%peer, "closing idle connection");
-                    break format!("idle for {:?}", self.config.idle_timeout);
-                }
+                Ok(Some(cmd)) => self.on_frame(&conn, &requests, cmd),
                 Ok(None) => break "closed by the peer".to_string(),
-                Ok(Some(Err(CodecError::Io(e)))) => break format!("read failed: {e}"),
-                Ok(Some(Err(CodecError::Remoting(e)))) => {
-                    tracing::warn!(%peer, reason = %e, "malformed frame, closing connection");
-                    break format!("malformed frame: {e}");
+                Err(e @ ReadError::Io(_)) => break e.to_string(),
+                Err(e @ ReadError::Idle(_)) => {
+                    tracing::info!(%peer, "closing idle connection");
+                    break e.to_string();
                 }
-                Ok(Some(Ok(cmd))) => {
-                    self.on_frame(&conn, &requests, cmd);
-                    // a large frame grew the buffer: give it back once nothing is pending
-                    let buf = frames.read_buffer_mut();
-                    if buf.is_empty() && buf.capacity() > RETAINED_READ_BUFFER {
-                        *buf = bytes::BytesMut::with_capacity(READ_BUFFER);
-                    }
+                Err(e) => {
+                    tracing::warn!(%peer, reason = %e, "closing connection");
+                    break e.to_string();
                 }
             }
         };

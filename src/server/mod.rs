@@ -2,9 +2,14 @@
 //! limit, per-request tasks, one writer task per connection, broker→client requests matched by
 //! opaque, and graceful shutdown that lets in-flight requests finish.
 
+mod budget;
 mod connection;
 mod listener;
+mod reader;
 mod writer;
+
+pub use budget::{ReceiveBudget, DEFAULT_RECEIVE_BUDGET};
+pub use reader::OWN_FRAME;
 
 pub use connection::{Connection, InvokeError};
 pub use listener::{serve, ServerConfig, ServerHandle, SharedLimits};

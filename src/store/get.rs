@@ -2,6 +2,8 @@
 
 use bytes::Bytes;
 
+use crate::common::java_format::java_double;
+
 /// Java `GetMessageStatus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
@@ -76,6 +78,25 @@ pub struct QueryMessageResult {
     pub index_last_update_phyoffset: i64,
 }
 
+/// Figures for rmqd's own metrics (`MessageStore::observability`).
+#[derive(Debug)]
+pub struct StoreObservability<'a> {
+    /// (path, used ratio as statvfs reports it, unrounded) of the store root and, when it lies
+    /// elsewhere, the commit-log directory.
+    pub path_usage: Vec<(String, f64)>,
+    /// The configured ratios: expired files deleted (`diskMaxUsedSpaceRatio`), files deleted
+    /// even if unexpired (`diskSpaceCleanForciblyRatio`), writes refused
+    /// (`diskSpaceWarningLevelRatio`).
+    pub watermarks: Vec<(&'static str, f64)>,
+    /// Store time of the newest message minus that of the last dispatched one, while dispatch
+    /// is behind; 0 when caught up.
+    pub dispatch_behind_ms: i64,
+    pub put_latency: &'a crate::common::histogram::Histogram,
+    pub flush_latency: &'a crate::common::histogram::Histogram,
+    pub recovery_ms: u64,
+    pub recovery_scanned_bytes: u64,
+}
+
 /// Figures for GET_BROKER_RUNTIME_INFO.
 #[derive(Debug, Clone, Default)]
 pub struct StoreRuntimeInfo {
@@ -84,12 +105,20 @@ pub struct StoreRuntimeInfo {
     pub commit_log_min_offset: i64,
     pub commit_log_max_offset: i64,
     pub dispatch_behind_bytes: i64,
-    pub put_message_total: u64,
+    /// Java `StoreStatsService.getRuntimeInfo()`'s pairs.
+    pub stats: Vec<(&'static str, String)>,
+    /// The commit-log directory (Java adds `commitLogDiskRatio_<path>` per path).
+    pub commit_log_dir: String,
+    /// (total, free) bytes of the store root's file system.
+    pub root_dir_space: Option<(u64, u64)>,
+    /// Bytes appended but not yet flushed.
+    pub remain_to_flush: i64,
     pub group_commit_flushes: u64,
     pub group_commit_requests: u64,
     pub earliest_message_time: i64,
     pub disk_full: bool,
-    pub poisoned: bool,
+    /// The failed fsync's error once the commit log is poisoned.
+    pub poisoned: Option<String>,
     /// Commit-log files deleted before they expired (disk pressure), and the messages in them.
     pub forced_deleted_files: u64,
     pub forced_deleted_messages: u64,
@@ -97,15 +126,24 @@ pub struct StoreRuntimeInfo {
 
 impl StoreRuntimeInfo {
     /// Java-ish key/value pairs.
-    pub fn to_kv(&self) -> Vec<(&'static str, String)> {
-        vec![
+    pub fn to_kv(&self) -> Vec<(String, String)> {
+        let mut kv: Vec<(String, String)> = self
+            .stats
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        kv.push((
+            format!("commitLogDiskRatio_{}", self.commit_log_dir),
+            java_double(self.commit_log_disk_ratio),
+        ));
+        let own: Vec<(&'static str, String)> = vec![
             (
                 "commitLogDiskRatio",
-                format!("{}", self.commit_log_disk_ratio),
+                java_double(self.commit_log_disk_ratio),
             ),
             (
                 "consumeQueueDiskRatio",
-                format!("{}", self.consume_queue_disk_ratio),
+                java_double(self.consume_queue_disk_ratio),
             ),
             ("commitLogMinOffset", self.commit_log_min_offset.to_string()),
             ("commitLogMaxOffset", self.commit_log_max_offset.to_string()),
@@ -113,10 +151,14 @@ impl StoreRuntimeInfo {
                 "dispatchBehindBytes",
                 self.dispatch_behind_bytes.to_string(),
             ),
-            ("putMessageTimesTotal", self.put_message_total.to_string()),
             (
                 "earliestMessageTimeStamp",
                 self.earliest_message_time.to_string(),
+            ),
+            ("rmqdDiskFull", self.disk_full.to_string()),
+            (
+                "rmqdCommitLogFsyncFailed",
+                self.poisoned.clone().unwrap_or_default(),
             ),
             (
                 "rmqdForcedDeletedCommitLogFiles",
@@ -126,6 +168,8 @@ impl StoreRuntimeInfo {
                 "rmqdForcedDeletedMessages",
                 self.forced_deleted_messages.to_string(),
             ),
-        ]
+        ];
+        kv.extend(own.into_iter().map(|(k, v)| (k.to_string(), v)));
+        kv
     }
 }

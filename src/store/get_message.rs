@@ -63,6 +63,33 @@ impl MessageStore {
         max_total_bytes: i32,
         filter: Option<&dyn MessageFilter>,
     ) -> GetMessageResult {
+        let started = std::time::Instant::now();
+        let r = self.get_message_unrecorded(
+            topic,
+            queue_id,
+            offset,
+            max_msg_nums,
+            max_total_bytes,
+            filter,
+        );
+        let found = if r.status == GetMessageStatus::FOUND {
+            r.messages.len() as u64
+        } else {
+            0
+        };
+        self.inner.stats.get_done(found, started.elapsed());
+        r
+    }
+
+    fn get_message_unrecorded(
+        &self,
+        topic: &str,
+        queue_id: i32,
+        offset: i64,
+        max_msg_nums: i32,
+        max_total_bytes: i32,
+        filter: Option<&dyn MessageFilter>,
+    ) -> GetMessageResult {
         let Some(cq) = self.inner.cqs.find(topic, queue_id) else {
             // Java's store creates the queue on first look (`findConsumeQueue`), so a queue never
             // written answers as an empty one: NO_MESSAGE_IN_QUEUE

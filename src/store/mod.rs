@@ -21,6 +21,7 @@ pub mod paths;
 mod queue_api;
 mod recovery;
 mod service;
+pub mod stats;
 mod store_api;
 pub mod tools;
 pub mod util;
@@ -40,7 +41,7 @@ pub use dispatch::{ArrivalListener, MessageArrival};
 pub use error::{ConfigError, Result, StoreError};
 pub use get::{
     BoundaryType, GetMessageResult, GetMessageStatus, MessageFilter, QueryMessageResult,
-    StoreRuntimeInfo,
+    StoreObservability, StoreRuntimeInfo,
 };
 pub use message::{
     AppendMessageResult, AppendMessageStatus, MessageBatchInput, MessageInput, PutMessageResult,
@@ -76,6 +77,8 @@ pub(crate) struct StoreInner {
     pub(crate) manual_delete_passes: AtomicI32,
     pub(crate) shutdown: AtomicBool,
     pub(crate) group_commit_requests: AtomicU64,
+    /// Java `StoreStatsService`: put/get counters and TPS for the runtime info.
+    pub(crate) stats: stats::StoreStats,
     pub(crate) total_memory: u64,
     /// Serialises dispatch (the reput thread, recovery and shutdown): consume-queue and index
     /// appends assume a single writer.
@@ -240,7 +243,9 @@ impl MessageStore {
         s.reput.stop();
         let _ = dispatch::reput::reput_until(inner, inner.commitlog.max_offset(), true);
         s.cq_flush.stop();
-        flush::consume_queue::flush_all_logics(inner);
+        if let Err(e) = flush::consume_queue::flush_all_logics(inner) {
+            tracing::error!(error = %e, "consume-queue/index/checkpoint flush at shutdown failed");
+        }
         let behind = self.dispatch_behind_bytes();
         if behind == 0 && !inner.commitlog.is_poisoned() {
             if let Err(e) = std::fs::remove_file(inner.paths.abort()) {

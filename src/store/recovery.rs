@@ -101,6 +101,7 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         manual_delete_passes: AtomicI32::new(0),
         shutdown: AtomicBool::new(false),
         group_commit_requests: AtomicU64::new(0),
+        stats: super::stats::StoreStats::new(super::util::now_ms()),
         total_memory: os::total_physical_memory(),
         dispatch_lock: parking_lot::Mutex::new(()),
     };
@@ -111,6 +112,20 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
 /// Recovers the commit log's valid end, truncates what lies past it and re-dispatches what the
 /// consume queues and the index miss (store-format.md §7).
 fn recover(inner: &StoreInner, abnormal: bool, index_rebuild_from: Option<i64>) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let r = recover_timed(inner, abnormal, index_rebuild_from);
+    inner
+        .stats
+        .recovery_ms
+        .store(t0.elapsed().as_millis() as u64, Ordering::Relaxed);
+    r
+}
+
+fn recover_timed(
+    inner: &StoreInner,
+    abnormal: bool,
+    index_rebuild_from: Option<i64>,
+) -> Result<()> {
     let files = inner.commitlog.queue.files();
     if files.is_empty() {
         return clear_logics(inner);
@@ -178,6 +193,10 @@ fn scan_commit_log(inner: &StoreInner, start_idx: usize) -> (i64, i64) {
         last_ts = r.store_timestamp
     });
     let secs = t0.elapsed().as_secs_f64();
+    inner
+        .stats
+        .recovery_scanned_bytes
+        .store(scan.bytes, Ordering::Relaxed);
     tracing::info!(
         process_offset = scan.process_offset,
         records = scan.records,

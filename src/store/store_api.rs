@@ -15,6 +15,12 @@ use super::message::*;
 use super::util::{find_property, props_iter};
 use super::{cleanup, CleanupReport, FlushDiskType, MessageStore, PutMessageHandle};
 
+/// Java `getDiskPartitionSpaceUsedPercent`'s answer: the ratio rounded up to a whole percent,
+/// -1 when the path cannot be measured.
+fn java_percent(ratio: Option<f64>) -> f64 {
+    ratio.map_or(-1.0, |r| (r * 100.0).ceil() / 100.0)
+}
+
 fn wants_wait(props: &[u8]) -> bool {
     find_property(props, "WAIT") != Some(b"false")
 }
@@ -37,12 +43,13 @@ impl MessageStore {
                 append: None,
             });
         }
+        let started = Instant::now();
         let a = self.inner.commitlog.put_message(msg);
         let own = a.result.as_ref().map(|r| OwnRecord {
             phy: r.wrote_offset,
             tags_code: msg.tags_code,
         });
-        self.after_append(a, own, || msg.wait_store_msg_ok)
+        self.after_append(a, own, started, || msg.wait_store_msg_ok)
     }
 
     /// Appends a classic batch (one record per inner message).
@@ -53,33 +60,47 @@ impl MessageStore {
                 append: None,
             });
         }
+        let started = Instant::now();
         let a = self.inner.commitlog.put_messages(batch);
-        self.after_append(a, None, || wants_wait(batch.batch_properties.as_bytes()))
+        self.after_append(a, None, started, || {
+            wants_wait(batch.batch_properties.as_bytes())
+        })
     }
 
     fn after_append(
         &self,
         a: super::commitlog::Appended,
         own: Option<OwnRecord>,
+        started: Instant,
         wait: impl FnOnce() -> bool,
     ) -> PutMessageHandle {
+        let stats = &self.inner.stats;
+        let ok = a.status == PutMessageStatus::PUT_OK;
+        if let Some(r) = a.result.as_ref().filter(|_| ok) {
+            stats.stored(r.msg_num.max(1) as u64, r.wrote_bytes.max(0) as u64);
+        }
         let result = PutMessageResult {
             status: a.status,
             append: a.result,
         };
-        if a.status != PutMessageStatus::PUT_OK
-            || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush
-        {
-            if a.status == PutMessageStatus::PUT_OK {
+        if a.status == PutMessageStatus::CREATE_MAPPED_FILE_FAILED {
+            // most likely the disk is full: the next puts get SERVICE_NOT_AVAILABLE
+            super::cleanup::check_disk(&self.inner);
+        }
+        if !ok || self.inner.cfg.flush_disk_type != FlushDiskType::SyncFlush {
+            if ok {
                 super::dispatch::reput::dispatch_after_put(&self.inner, own);
             }
+            stats.put_done(started.elapsed(), ok);
             return PutMessageHandle::done(result);
         }
         let Some(q) = self.inner.group_commit.as_ref() else {
+            stats.put_done(started.elapsed(), ok);
             return PutMessageHandle::done(result);
         };
         if !wait() {
             q.wake();
+            stats.put_done(started.elapsed(), ok);
             return PutMessageHandle::done(result);
         }
         let (tx, rx) = oneshot::channel();
@@ -91,6 +112,7 @@ impl MessageStore {
         q.submit(FlushRequest {
             next_offset: a.end_offset,
             deadline,
+            started,
             tx,
         });
         PutMessageHandle {
@@ -307,8 +329,7 @@ impl MessageStore {
                 path: self.inner.commitlog.poison_path().unwrap_or_default(),
             }
         })?;
-        super::flush::consume_queue::flush_all_logics(&self.inner);
-        Ok(())
+        super::flush::consume_queue::flush_all_logics(&self.inner)
     }
 
     /// Blocks until dispatch has caught up with everything confirmed (tests, admin).
@@ -324,21 +345,95 @@ impl MessageStore {
         false
     }
 
+    /// Once a second: the store's TPS sample (Java `StoreStatsService`'s own thread).
+    pub fn sample_stats(&self) {
+        self.inner.stats.sample();
+    }
+
+    /// Messages stored and messages transferred to readers since start (Java BrokerStats's
+    /// `msgPutTotalTodayNow` and `msgGetTotalTodayNow`).
+    pub fn message_totals(&self) -> (u64, u64) {
+        let s = &self.inner.stats;
+        (s.put_times_total(), s.get_transferred_total())
+    }
+
+    /// The failed fsync's error once the commit log is poisoned (writes refused until restart).
+    pub fn poisoned(&self) -> Option<String> {
+        self.inner.commitlog.poison_cause()
+    }
+
+    /// Used ratios (0..1, -1 when unknown) of the partitions holding the commit log, the consume
+    /// queues and the index, as Java's send refusal reports them.
+    pub fn disk_used_ratios(&self) -> [f64; 3] {
+        let p = &self.inner.paths;
+        [
+            p.commit_log_dir().to_path_buf(),
+            p.consume_queue_root(),
+            p.index_dir(),
+        ]
+        .map(|d| disk_used_ratio(&d).unwrap_or(-1.0))
+    }
+
+    /// Whether puts are refused because the disk is over `diskSpaceWarningLevelRatio`.
+    pub fn is_disk_full(&self) -> bool {
+        self.inner.disk_full.load(Ordering::Acquire)
+    }
+
+    /// What rmqd's own metrics read (README "Metrics"): usage of each store path next to the
+    /// ratios cleanup and refusal start at, dispatch lag in time, put and flush latencies, the
+    /// last recovery.
+    pub fn observability(&self) -> StoreObservability<'_> {
+        let i = &self.inner;
+        let mut paths = vec![i.paths.root().to_path_buf()];
+        let cl = i.commitlog.queue.dir().to_path_buf();
+        if !cl.starts_with(i.paths.root()) {
+            paths.push(cl);
+        }
+        let path_usage = paths
+            .into_iter()
+            .filter_map(|p| disk_used_ratio(&p).map(|r| (p.display().to_string(), r)))
+            .collect();
+        let pct = |v: i32| v as f64 / 100.0;
+        let behind = self.dispatch_behind_bytes() > 0;
+        let last_put = i.commitlog.last_store_timestamp();
+        let last_dispatched = i.last_dispatched_ts.load(Ordering::Acquire);
+        StoreObservability {
+            path_usage,
+            watermarks: vec![
+                ("clean_expired", pct(i.cfg.disk_max_used_space_ratio)),
+                ("clean_forcibly", pct(i.cfg.disk_space_clean_forcibly_ratio)),
+                ("refuse_writes", pct(i.cfg.disk_space_warning_level_ratio)),
+            ],
+            dispatch_behind_ms: if behind && last_dispatched > 0 {
+                (last_put - last_dispatched).max(0)
+            } else {
+                0
+            },
+            put_latency: &i.stats.put_latency,
+            flush_latency: &i.stats.flush_latency,
+            recovery_ms: i.stats.recovery_ms.load(Ordering::Relaxed),
+            recovery_scanned_bytes: i.stats.recovery_scanned_bytes.load(Ordering::Relaxed),
+        }
+    }
+
     /// Figures for GET_BROKER_RUNTIME_INFO.
     pub fn runtime_info(&self) -> StoreRuntimeInfo {
         let i = &self.inner;
         StoreRuntimeInfo {
-            commit_log_disk_ratio: disk_used_ratio(i.commitlog.queue.dir()).unwrap_or(0.0),
-            consume_queue_disk_ratio: disk_used_ratio(i.paths.root()).unwrap_or(0.0),
+            commit_log_disk_ratio: java_percent(disk_used_ratio(i.commitlog.queue.dir())),
+            consume_queue_disk_ratio: java_percent(disk_used_ratio(i.paths.root())),
             commit_log_min_offset: i.commitlog.min_offset(),
             commit_log_max_offset: i.commitlog.max_offset(),
             dispatch_behind_bytes: self.dispatch_behind_bytes(),
-            put_message_total: i.commitlog.put_count.load(Ordering::Relaxed),
+            stats: i.stats.runtime_info(),
+            commit_log_dir: i.commitlog.queue.dir().display().to_string(),
+            root_dir_space: super::mapped_file::os::disk_space(i.paths.root()),
+            remain_to_flush: (i.commitlog.max_offset() - i.commitlog.flushed_offset()).max(0),
             group_commit_flushes: i.commitlog.queue.flush_count(),
             group_commit_requests: i.group_commit_requests.load(Ordering::Relaxed),
             earliest_message_time: self.earliest_message_time_store(),
             disk_full: i.disk_full.load(Ordering::Acquire),
-            poisoned: i.commitlog.is_poisoned(),
+            poisoned: i.commitlog.poison_cause(),
             forced_deleted_files: i.forced_deletions.load(Ordering::Acquire),
             forced_deleted_messages: i.forced_deleted_messages.load(Ordering::Acquire),
         }

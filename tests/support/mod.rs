@@ -9,6 +9,8 @@ use bytes::BytesMut;
 use rmqd::remoting::codec::encode_frame;
 use rmqd::remoting::{FrameCodec, RemotingCommand};
 
+pub mod process;
+
 /// One whole frame from a file under `tests/golden/` (`rel`), decoded; nothing may follow it.
 pub fn golden_frame(rel: &str) -> RemotingCommand {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,6 +37,14 @@ impl RawClient {
         stream
             .set_read_timeout(Some(Duration::from_secs(5)))
             .unwrap();
+        Self {
+            stream,
+            buf: BytesMut::new(),
+        }
+    }
+
+    /// A client over a stream already connected (its timeouts as they are).
+    pub fn from_stream(stream: TcpStream) -> Self {
         Self {
             stream,
             buf: BytesMut::new(),
@@ -75,6 +85,25 @@ impl RawClient {
     pub fn call(&mut self, cmd: &RemotingCommand) -> RemotingCommand {
         self.send(cmd);
         self.recv().expect("connection closed before the answer")
+    }
+
+    /// Sends `cmd` and returns the answer; `None` when the connection breaks, closes or times out
+    /// first (a broker that was killed), instead of panicking.
+    pub fn try_call(&mut self, cmd: &RemotingCommand) -> Option<RemotingCommand> {
+        let mut out = BytesMut::new();
+        encode_frame(cmd, &mut out);
+        self.stream.write_all(&out).ok()?;
+        let codec = FrameCodec::default();
+        loop {
+            if let Some(cmd) = codec.decode_frame(&mut self.buf).ok()? {
+                return Some(cmd);
+            }
+            let mut chunk = [0u8; 8192];
+            match self.stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
     }
 
     /// Sends `cmd` and returns its response, passing over the requests the broker may send first

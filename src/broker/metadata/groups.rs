@@ -18,16 +18,19 @@ use crate::remoting::body::subscription_group::{
 use crate::remoting::ResponseCode;
 use crate::store::config_files;
 
-/// Groups a Java broker creates for itself at start.
+/// Groups a Java broker creates for itself at start (5.3.3 `SubscriptionGroupManager.init`), each
+/// with the defaults (broadcast consumption enabled). Producer and monitor groups are not among
+/// them: GET_ALL_SUBSCRIPTIONGROUP_CONFIG listing them made rocketmq-dashboard show
+/// CLIENT_INNER_PRODUCER, SELF_TEST_P_GROUP and __MONITOR_CONSUMER as consumer groups.
 const SYSTEM_GROUPS: [&str; 8] = [
     "TOOLS_CONSUMER",
     "FILTERSRV_CONSUMER",
-    "__MONITOR_CONSUMER",
-    "CLIENT_INNER_PRODUCER",
-    "SELF_TEST_P_GROUP",
     "SELF_TEST_C_GROUP",
     "CID_ONS-HTTP-PROXY",
+    "CID_ONSAPI_PULL",
     "CID_ONSAPI_PERMISSION",
+    "CID_ONSAPI_OWNER",
+    "CID_RMQ_SYS_TRANS",
 ];
 
 pub struct SubscriptionGroupManager {
@@ -42,15 +45,7 @@ impl SubscriptionGroupManager {
     pub fn load(path: PathBuf, auto_create: bool) -> Result<Self, MetadataError> {
         let mut table = BTreeMap::new();
         for g in SYSTEM_GROUPS {
-            let mut c = SubscriptionGroupConfig::new(g);
-            if g == "TOOLS_CONSUMER"
-                || g == "__MONITOR_CONSUMER"
-                || g == "CID_ONS-HTTP-PROXY"
-                || g == "CID_ONSAPI_PERMISSION"
-            {
-                c.consume_broadcast_enable = true;
-            }
-            table.insert(g.to_string(), Arc::new(c));
+            table.insert(g.to_string(), Arc::new(SubscriptionGroupConfig::new(g)));
         }
         let file = JsonFile::new(path);
         let mut forbidden = BTreeMap::new();
@@ -94,7 +89,11 @@ impl SubscriptionGroupManager {
                 remark,
             ));
         }
-        self.update(SubscriptionGroupConfig::new(group))?;
+        // as Java's ConfigManager.persist, a file that cannot be written is logged and the group
+        // serves from memory: a disk gone read-only must not stop consumers reading
+        if let Err(e) = self.update(SubscriptionGroupConfig::new(group)) {
+            tracing::error!(group, error = %e, "auto-created subscription group not persisted");
+        }
         Ok(self.find(group).expect("just created"))
     }
 
@@ -150,6 +149,19 @@ impl SubscriptionGroupManager {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fresh broker's groups are the Java 5.3.3 broker's: these eight, nothing else.
+    #[test]
+    fn fresh_table_holds_the_java_system_groups_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = SubscriptionGroupManager::load(dir.path().join("subscriptionGroup.json"), true)
+            .unwrap();
+        let names: Vec<String> = m.wrapper().subscription_group_table.into_keys().collect();
+        let mut want: Vec<&str> = SYSTEM_GROUPS.to_vec();
+        want.sort_unstable();
+        assert_eq!(names, want);
+        assert!(m.wrapper().subscription_group_table["CID_RMQ_SYS_TRANS"].consume_broadcast_enable);
+    }
 
     /// Pulls of new groups arriving together each auto-create and persist: every write must
     /// succeed and the file must hold every group.

@@ -23,6 +23,8 @@ pub struct ConsumerOffsetManager {
     table: DashMap<String, HashMap<i32, i64>>,
     /// Offsets a reset asked for, consumed by the next pull of that queue.
     reset: DashMap<String, HashMap<i32, i64>>,
+    /// Where each group's last pull of a queue ended (Java `pullOffsetTable`, in memory only).
+    pull: DashMap<String, HashMap<i32, i64>>,
     file: JsonFile,
     dirty: Mutex<bool>,
 }
@@ -42,6 +44,7 @@ impl ConsumerOffsetManager {
         Ok(Self {
             table,
             reset: DashMap::new(),
+            pull: DashMap::new(),
             file,
             dirty: Mutex::new(false),
         })
@@ -53,6 +56,23 @@ impl ConsumerOffsetManager {
             .or_default()
             .insert(queue_id, offset);
         *self.dirty.lock() = true;
+    }
+
+    /// Java `commitPullOffset`: the next offset a group's pull of a queue was told.
+    pub fn commit_pull(&self, group: &str, topic: &str, queue_id: i32, offset: i64) {
+        let k = key(topic, group);
+        if let Some(mut m) = self.pull.get_mut(&k) {
+            m.insert(queue_id, offset);
+            return;
+        }
+        self.pull.entry(k).or_default().insert(queue_id, offset);
+    }
+
+    /// Java `queryPullOffset`: `None` when the group never pulled the queue since start.
+    pub fn query_pull(&self, group: &str, topic: &str, queue_id: i32) -> Option<i64> {
+        self.pull
+            .get(&key(topic, group))
+            .and_then(|m| m.get(&queue_id).copied())
     }
 
     /// The committed offset, `None` when the group never committed for this queue.
@@ -117,11 +137,15 @@ impl ConsumerOffsetManager {
     pub fn remove_group(&self, group: &str) {
         self.table
             .retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
+        self.pull
+            .retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
         *self.dirty.lock() = true;
     }
 
     pub fn remove_topic(&self, topic: &str) {
         self.table
+            .retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
+        self.pull
             .retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
         *self.dirty.lock() = true;
     }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use super::{ok, read_header, ProcessorResult};
 use crate::broker::client_registry::ClientChannel;
 use crate::broker::error::BrokerError;
+use crate::broker::stats::{Period, GROUP_GET_NUMS};
 use crate::broker::BrokerContext;
 use crate::common::msg_id::decode_msg_id;
 use crate::common::topic::{validate_group, MessageQueue};
@@ -80,6 +81,8 @@ pub fn delete_subscription_group(
 ) -> ProcessorResult {
     let h: DeleteSubscriptionGroupRequestHeader = read_header(request)?;
     ctx.groups.delete(&h.group_name)?;
+    ctx.stats.group_deleted(&h.group_name);
+    ctx.metrics.group_deleted(&h.group_name);
     if h.clean_offset {
         ctx.offsets.remove_group(&h.group_name);
     }
@@ -132,6 +135,12 @@ pub fn get_consume_stats(
             };
             stats.offset_table.insert(mq, w);
         }
+        // Java adds BrokerStatsManager.tpsGroupGetNums(group, topic): GROUP_GET_NUMS "topic@group"
+        // over the last minute, 0 when nothing was pulled (rocketmq-dashboard's group TPS column)
+        stats.consume_tps += ctx
+            .stats
+            .item(GROUP_GET_NUMS, &format!("{topic}@{group}"))
+            .map_or(0.0, |i| i.snapshot(Period::Minute).tps);
     }
     Ok(ok(request).with_body(stats.encode()))
 }

@@ -104,6 +104,8 @@ pub fn delete_topic_in_broker(
         ));
     }
     ctx.topics.delete(&h.topic)?;
+    ctx.stats.topic_deleted(&h.topic);
+    ctx.metrics.topic_deleted(&h.topic);
     ctx.offsets.remove_topic(&h.topic);
     if let Err(e) = ctx.store.delete_topics(&[h.topic.as_str()]) {
         return Err(BrokerError::system(format!(

@@ -7,15 +7,18 @@ use std::sync::Arc;
 
 use super::{ok, read_header, ProcessorResult};
 use crate::broker::error::BrokerError;
+use crate::broker::metadata::topics::SCHEDULE_TOPIC;
 use crate::broker::put::check::group_not_exist;
 use crate::broker::put::client::{create_send_back_topic, max_reconsume_times};
 use crate::broker::put::stored::{self, SendBack};
 use crate::broker::BrokerContext;
+use crate::common::message::PROPERTY_RETRY_TOPIC;
 use crate::common::topic::{self, is_writeable};
 use crate::remoting::header::consumer_send_msg_back::ConsumerSendMsgBackRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
 use crate::store::message::PutMessageStatus;
+use crate::store::util::find_property;
 
 pub async fn consumer_send_msg_back(
     ctx: &BrokerContext,
@@ -74,6 +77,31 @@ async fn send_back(
     )?;
     let result = ctx.store.put_message(&msg).wait().await;
     if result.status == PutMessageStatus::PUT_OK {
+        // Java: the stored message's topic counts only when it is the delay topic; the send-back
+        // counts under the original topic (RETRY_TOPIC, which the send-back always carries)
+        if let Some(a) = result
+            .append
+            .as_ref()
+            .filter(|_| msg.topic == SCHEDULE_TOPIC)
+        {
+            ctx.stats
+                .topic_put(&msg.topic, 1, a.wrote_bytes.max(0) as u64);
+        }
+        if msg.topic.starts_with(topic::DLQ_GROUP_TOPIC_PREFIX) {
+            // a topic the broker has: the header's originTopic is the client's word
+            if let Some(origin) = header
+                .origin_topic
+                .as_deref()
+                .filter(|t| ctx.topics.contains(t))
+            {
+                ctx.metrics.sent_to_dlq(&header.group, origin);
+            }
+        }
+        let props = msg.properties.as_bytes();
+        if let Some(back) = find_property(props, PROPERTY_RETRY_TOPIC) {
+            ctx.stats
+                .sent_back(&header.group, &String::from_utf8_lossy(back));
+        }
         Ok(())
     } else {
         Err(BrokerError::system(format!("{:?}", result.status)))

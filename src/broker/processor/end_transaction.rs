@@ -12,8 +12,8 @@ use crate::broker::transaction::{
 };
 use crate::broker::{now_millis, BrokerContext};
 use crate::common::message::{
-    PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, PROPERTY_PRODUCER_GROUP, TRANSACTION_COMMIT_TYPE,
-    TRANSACTION_ROLLBACK_TYPE,
+    PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, PROPERTY_PRODUCER_GROUP, PROPERTY_REAL_TOPIC,
+    TRANSACTION_COMMIT_TYPE, TRANSACTION_ROLLBACK_TYPE,
 };
 use crate::remoting::header::end_transaction::EndTransactionRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
@@ -56,10 +56,15 @@ pub async fn end_transaction(
     check_prepare_message(&half, &header).map_err(BrokerError::system)?;
     if action == TRANSACTION_ROLLBACK_TYPE {
         delete_prepare_message(ctx, &half).await;
+        // Java labels a rollback with the half message's REAL_TOPIC
+        if let Some(real) = half.props.get(PROPERTY_REAL_TOPIC) {
+            ctx.metrics.transaction_finished(real, false);
+        }
         return Ok(super::ok(request));
     }
     let msg = transaction_commit(&half, action, header.commit_log_offset);
     send_final_message(ctx, &msg).await?;
+    ctx.metrics.transaction_finished(&msg.topic, true);
     delete_prepare_message(ctx, &half).await;
     Ok(super::ok(request))
 }
@@ -110,6 +115,7 @@ async fn send_final_message(ctx: &BrokerContext, msg: &MessageInput) -> Result<(
         return Err(BrokerError::system("UNKNOWN_ERROR DEFAULT"));
     }
     let result = ctx.store.put_message(msg).wait().await;
+    super::send::count_put(ctx, &msg.topic, &result, None);
     use PutMessageStatus::*;
     let (code, remark) = match result.status {
         PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE => return Ok(()),

@@ -246,16 +246,24 @@ async fn pull(
     }
     let filter = filter.filters_anything().then_some(filter);
     let max_bytes = h.max_msg_bytes.filter(|b| *b > 0).unwrap_or(i32::MAX);
+    // how long the last read took (Java's GROUP_GET_LATENCY)
+    let read_ms = std::sync::atomic::AtomicU64::new(0);
     let get = || {
+        let started = std::time::Instant::now();
         let dyn_filter = filter.as_ref().map(|f| f as &dyn MessageFilter);
-        ctx.store.get_message(
+        let r = ctx.store.get_message(
             &h.topic,
             h.queue_id,
             h.queue_offset,
             h.max_msg_nums.max(1),
             max_bytes,
             dyn_filter,
-        )
+        );
+        read_ms.store(
+            started.elapsed().as_millis() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        r
     };
     let mut result = get();
     if h.sys_flag & FLAG_SUSPEND != 0 && response_code(&result, h) == ResponseCode::PULL_NOT_FOUND {
@@ -265,6 +273,7 @@ async fn pull(
             ctx.config.short_polling_time_mills as i64
         };
         let deadline = deadline_after(millis);
+        crate::broker::metrics::mark_long_polled();
         result = ctx
             .pull_hold
             .hold(&h.topic, h.queue_id, deadline, || {
@@ -276,6 +285,34 @@ async fn pull(
                 }
             })
             .await;
+    }
+    if ctx.metrics.enabled() {
+        if h.sys_flag & FLAG_SUBSCRIPTION != 0 {
+            ctx.clients
+                .compensate_subscription(&h.consumer_group, &h.topic);
+        }
+        // Java's pull offset table: what the lag gauges count in flight and ready from
+        ctx.offsets.commit_pull(
+            &h.consumer_group,
+            &h.topic,
+            h.queue_id,
+            result.next_begin_offset,
+        );
+    }
+    if result.status == GetMessageStatus::FOUND {
+        ctx.metrics.message_out(
+            &h.consumer_group,
+            &h.topic,
+            result.messages.len() as u64,
+            result.buffer_total_size as u64,
+        );
+        ctx.stats.got(
+            &h.consumer_group,
+            &h.topic,
+            result.messages.len() as u64,
+            result.buffer_total_size as u64,
+            read_ms.load(std::sync::atomic::Ordering::Relaxed),
+        );
     }
     pull_response(request, h, result)
 }

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::broker::metrics::MessageType;
 use crate::broker::put::check::{check_message, read_send_header, with_trace_keys};
 use crate::broker::put::client::{self as put, Target};
 use crate::broker::put::random_queue;
@@ -45,14 +46,23 @@ async fn check_and_put(
     if tc.topic_filter_type == "MULTI_TAG" {
         target.sys_flag |= MULTI_TAGS_FLAG;
     }
-    let (handle, transaction_id) = if header.is_batch() {
+    // Java types a send by the properties its header carries
+    let ty = if ctx.metrics.enabled() {
+        MessageType::of_properties(header.properties.as_deref().unwrap_or("").as_bytes())
+    } else {
+        MessageType::Normal
+    };
+    let (result, transaction_id) = if header.is_batch() {
         let batch = put::batch(ctx, request, &header, &target)?;
-        (ctx.store.put_messages(&batch), None)
+        let result = ctx.store.put_messages(&batch).wait().await;
+        count_put(ctx, &batch.topic, &result, Some(ty));
+        (result, None)
     } else {
         let (msg, uniq_key) = put::send_message(ctx, request, &header, &target)?;
-        (ctx.store.put_message(&msg), Some(uniq_key))
+        let result = ctx.store.put_message(&msg).wait().await;
+        count_put(ctx, &msg.topic, &result, Some(ty));
+        (result, Some(uniq_key))
     };
-    let result = handle.wait().await;
     Ok(put_result_response(
         ctx,
         request,
@@ -60,6 +70,48 @@ async fn check_and_put(
         target.queue_id,
         transaction_id,
     ))
+}
+
+/// Java `handlePutMessageResult`'s stats: a put the client is told was stored (also after a
+/// flush or slave timeout) counts for the topic it was stored under and for the broker; with a
+/// message type it counts in the Prometheus families too (a client's send does, the commit of a
+/// transaction does not).
+pub(crate) fn count_put(
+    ctx: &BrokerContext,
+    topic: &str,
+    result: &PutMessageResult,
+    ty: Option<MessageType>,
+) {
+    use PutMessageStatus::*;
+    if let (PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE, Some(a)) =
+        (result.status, result.append.as_ref())
+    {
+        let (msgs, bytes) = (a.msg_num.max(1) as u64, a.wrote_bytes.max(0) as u64);
+        ctx.stats.put(topic, msgs, bytes);
+        if let Some(ty) = ty {
+            ctx.metrics.message_in(topic, ty, msgs, bytes);
+        }
+    }
+}
+
+/// SERVICE_NOT_AVAILABLE's remark: Java's text with its disk usage (`diskUtil()`), or, once a
+/// failed fsync has poisoned the commit log (Java has no such state), what happened and what the
+/// operator must do. Code 14 either way: the Java client retries it on another broker and
+/// otherwise fails the send, where FLUSH_DISK_TIMEOUT would come back as a SendResult.
+pub(crate) fn not_available_remark(ctx: &BrokerContext) -> String {
+    if let Some(cause) = ctx.store.poisoned() {
+        return format!(
+            "service not available now: an fsync of the commit log failed ({cause}), so this \
+             broker refuses all writes; messages stored before stay readable. Fix the disk, \
+             then restart the broker."
+        );
+    }
+    let [cl, cq, index] = ctx.store.disk_used_ratios();
+    format!(
+        "service not available now. It may be caused by one of the following reasons: the \
+         broker's disk is full [CL: {cl:5.2} CQ: {cq:5.2} INDEX: {index:5.2}], messages are put \
+         to the slave, message store has been shut down, etc."
+    )
 }
 
 /// Java `handlePutMessageResult`: the store's status as a response code and remark; the
@@ -88,7 +140,7 @@ fn put_result_response(
         ),
         SERVICE_NOT_AVAILABLE => (
             ResponseCode::SERVICE_NOT_AVAILABLE,
-            Some("service not available now. It may be caused by one of the following reasons: the broker's disk is full, messages are put to the slave, message store has been shut down, etc.".to_string()),
+            Some(not_available_remark(ctx)),
         ),
         OS_PAGE_CACHE_BUSY => (ResponseCode::SYSTEM_BUSY, Some("[PC_SYNCHRONIZED]broker busy, start flow control for a while".to_string())),
         UNKNOWN_ERROR => (ResponseCode::SYSTEM_ERROR, Some("UNKNOWN_ERROR".to_string())),

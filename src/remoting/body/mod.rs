@@ -3,6 +3,7 @@
 //! The NameServer bodies (routes, cluster info, register broker, data version, KV table, topic
 //! list) live in their own files on the namesrv side.
 
+pub mod broker_stats;
 pub mod cluster_info;
 pub mod connection;
 pub mod consume_stats;

@@ -38,6 +38,7 @@ pub mod send_message_response;
 pub mod shared;
 pub mod unregister_client;
 pub mod update_consumer_offset;
+pub mod view_broker_stats_data;
 pub mod view_message;
 
 pub use check_transaction_state::CheckTransactionStateRequestHeader;

@@ -105,8 +105,9 @@ fn clean_queues(
 
 /// The commit log's disk usage; over `diskSpaceWarningLevelRatio` puts are refused (Java's
 /// SERVICE_NOT_AVAILABLE) until it is back under. Called every second, not only with the
-/// cleanup passes, so a fast fill is caught before the disk is full.
-fn check_disk(inner: &StoreInner) -> f64 {
+/// cleanup passes, and whenever the next commit-log file is allocated or cannot be created, so
+/// a fast fill is caught before the disk is full.
+pub(crate) fn check_disk(inner: &StoreInner) -> f64 {
     let ratio = disk_used_ratio(inner.commitlog.queue.dir()).unwrap_or(0.0);
     let warning = inner.cfg.disk_space_warning_level_ratio as f64 / 100.0;
     let was_full = inner.disk_full.swap(ratio > warning, Ordering::AcqRel);

@@ -9,7 +9,7 @@ pub mod recovery;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,10 +55,9 @@ pub struct CommitLog {
     poisoned: AtomicBool,
     /// ms when the current put-lock holder took it (0 = free): Java's page-cache-busy signal.
     lock_since: AtomicI64,
-    poison_path: Mutex<Option<PathBuf>>,
+    /// The file whose fsync failed and the error, once poisoned.
+    poison_cause: Mutex<Option<(PathBuf, String)>>,
     last_store_ts: AtomicI64,
-    /// Messages appended since start (for TPS stats).
-    pub(crate) put_count: AtomicU64,
     /// Wakes the idle prefault service once the max offset reaches `prefault_wake_at`.
     pub(crate) prefault_waker: IdleWaker,
     pub(crate) prefault_wake_at: AtomicI64,
@@ -112,9 +111,8 @@ impl CommitLog {
             }),
             poisoned: AtomicBool::new(false),
             lock_since: AtomicI64::new(0),
-            poison_path: Mutex::new(None),
+            poison_cause: Mutex::new(None),
             last_store_ts: AtomicI64::new(0),
-            put_count: AtomicU64::new(0),
             prefault_waker: IdleWaker::default(),
             prefault_wake_at: AtomicI64::new(i64::MAX),
             read_low: AtomicI64::new(i64::MAX),
@@ -138,17 +136,33 @@ impl CommitLog {
         self.last_store_ts.load(Ordering::Acquire)
     }
 
-    /// Stops all further writes after a failed fsync.
-    pub fn poison(&self, path: PathBuf) {
-        tracing::error!(path = %path.display(), "fsync failed: the store refuses further writes");
-        *self.poison_path.lock() = Some(path);
+    /// Stops all further writes after a failed fsync: what the failed flush held may not be on
+    /// disk, and a later flush that succeeds proves nothing about it (the kernel may have
+    /// dropped those pages). Logged once, by the first failure.
+    pub fn poison(&self, path: PathBuf, error: &dyn std::fmt::Display) {
+        let mut cause = self.poison_cause.lock();
+        if cause.is_some() {
+            return;
+        }
+        tracing::error!(
+            %error,
+            flushed_offset = self.flushed_offset(),
+            max_offset = self.max_offset(),
+            "fsync of the commit log failed: every write is refused from now on (sends get \
+             SERVICE_NOT_AVAILABLE), reads go on; fix the disk, then restart the broker"
+        );
+        *cause = Some((path, error.to_string()));
         self.poisoned.store(true, Ordering::Release);
     }
     pub fn is_poisoned(&self) -> bool {
         self.poisoned.load(Ordering::Acquire)
     }
     pub fn poison_path(&self) -> Option<PathBuf> {
-        self.poison_path.lock().clone()
+        self.poison_cause.lock().as_ref().map(|(p, _)| p.clone())
+    }
+    /// The failed fsync's error (it names the file), once poisoned.
+    pub fn poison_cause(&self) -> Option<String> {
+        self.poison_cause.lock().as_ref().map(|(_, e)| e.clone())
     }
 
     /// Replaces the queue offset table (after recovery) and the last store timestamp.
@@ -386,8 +400,6 @@ impl CommitLog {
             Ok(v) => v,
             Err(status) => return Appended::fail(status),
         };
-        self.put_count
-            .fetch_add(pps.len() as u64, Ordering::Relaxed);
         let msg_id = if pps.len() == 1 {
             offset_msg_id(store_host, base_phys)
         } else {

@@ -102,7 +102,12 @@ fn step(inner: &StoreInner, ahead: usize, appended: bool) -> Step {
     if want <= file.size() || !appended {
         return idle(file.from_offset() + file.populated_position() as i64);
     }
-    match queue.preallocate_next() {
+    let next = queue.preallocate_next();
+    // The next file is where the disk fills in jumps: check it now, not only every second, so
+    // that puts are refused (SERVICE_NOT_AVAILABLE) while the current file still has room
+    // however fast it is written.
+    crate::store::cleanup::check_disk(inner);
+    match next {
         Ok(Some(next)) => populate_step(&next, want - file.size())
             .unwrap_or_else(|| idle(next.from_offset() + next.populated_position() as i64)),
         Ok(None) => idle(file_end),

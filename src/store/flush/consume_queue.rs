@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::store::error::StoreError;
 use crate::store::service::{run_every, ServiceThread};
 use crate::store::StoreInner;
 
@@ -22,14 +23,13 @@ impl ConsumeQueueFlushService {
 }
 
 /// Flushes every consume queue and the index fully, then records the timestamps they cover in
-/// the checkpoint and writes it.
-pub(crate) fn flush_all_logics(inner: &StoreInner) {
+/// the checkpoint and writes it. Returns the first failure; the caller logs it.
+pub(crate) fn flush_all_logics(inner: &StoreInner) -> Result<(), StoreError> {
     let logics_ts = inner.last_dispatched_ts.load(Ordering::Acquire);
-    let mut ok = true;
+    let mut first_err = None;
     for cq in inner.cqs.all() {
         if let Err(e) = cq.flush(0) {
-            tracing::error!(error = %e, "consume-queue flush failed");
-            ok = false;
+            first_err.get_or_insert(e);
         }
     }
     let mut index_ts = None;
@@ -37,12 +37,11 @@ pub(crate) fn flush_all_logics(inner: &StoreInner) {
         match index.flush() {
             Ok(ts) => index_ts = Some(ts),
             Err(e) => {
-                tracing::error!(error = %e, "index flush failed");
-                ok = false;
+                first_err.get_or_insert(e);
             }
         }
     }
-    if ok {
+    if first_err.is_none() {
         if logics_ts > 0 {
             inner
                 .checkpoint
@@ -56,8 +55,34 @@ pub(crate) fn flush_all_logics(inner: &StoreInner) {
                 .store(ts, Ordering::Release);
         }
     }
-    if let Err(e) = inner.checkpoint.flush() {
-        tracing::error!(error = %e, "checkpoint flush failed");
+    let ckpt = inner.checkpoint.flush();
+    match first_err {
+        Some(e) => Err(e),
+        None => ckpt,
+    }
+}
+
+/// Logs a failing periodic flush once when it starts failing and once when it works again, not
+/// every second in between (a disk that went read-only would fill the log).
+#[derive(Default)]
+struct FailureLog {
+    failing: bool,
+}
+
+impl FailureLog {
+    fn report(&mut self, res: Result<(), StoreError>) {
+        match (res, self.failing) {
+            (Err(e), false) => {
+                tracing::error!(error = %e, "consume-queue/index/checkpoint flush failed; retried \
+                    quietly until it works again (recovery rebuilds these from the commit log)");
+                self.failing = true;
+            }
+            (Ok(()), true) => {
+                tracing::warn!("consume-queue/index/checkpoint flush works again");
+                self.failing = false;
+            }
+            _ => {}
+        }
     }
 }
 
@@ -68,23 +93,29 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     let least = cfg.flush_consume_queue_least_pages.max(0) as usize;
     let mut last_thorough = Instant::now();
     let mut last_ckpt = Instant::now();
+    let mut log = FailureLog::default();
     run_every(&stop, interval.min(Duration::from_secs(1)), || {
+        // a poisoned store writes nothing more; what the consume queues hold past the durable
+        // commit log is dropped by recovery anyway
+        if inner.commitlog.is_poisoned() {
+            return;
+        }
         if last_thorough.elapsed() >= thorough {
             last_thorough = Instant::now();
-            flush_all_logics(&inner);
+            log.report(flush_all_logics(&inner));
             last_ckpt = Instant::now();
             return;
         }
+        let mut res = Ok(());
         for cq in inner.cqs.all() {
             if let Err(e) = cq.flush(least) {
-                tracing::error!(error = %e, "consume-queue flush failed");
+                res = res.and(Err(e));
             }
         }
         if last_ckpt.elapsed() >= Duration::from_secs(1) {
             last_ckpt = Instant::now();
-            if let Err(e) = inner.checkpoint.flush() {
-                tracing::error!(error = %e, "checkpoint flush failed");
-            }
+            res = res.and(inner.checkpoint.flush());
         }
+        log.report(res);
     });
 }

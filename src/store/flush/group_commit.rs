@@ -16,6 +16,8 @@ use crate::store::StoreInner;
 pub(crate) struct FlushRequest {
     pub next_offset: i64,
     pub deadline: Instant,
+    /// When the put began (its elapsed time goes to the store's stats when it completes).
+    pub started: Instant,
     pub tx: oneshot::Sender<PutMessageStatus>,
 }
 
@@ -80,10 +82,13 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
             inner.reput_waker.wake();
         }
         let now = Instant::now();
+        // after a failed fsync what reached disk before it is still acknowledged; the rest is
+        // refused, not FLUSH_DISK_TIMEOUT, which the Java client returns as a SendResult
+        let durable = flushed.unwrap_or_else(|| inner.commitlog.flushed_offset());
         pending.retain_mut(|r| {
             let done = match flushed {
-                Some(f) if f >= r.next_offset => Some(PutMessageStatus::PUT_OK),
-                None => Some(PutMessageStatus::FLUSH_DISK_TIMEOUT),
+                _ if durable >= r.next_offset => Some(PutMessageStatus::PUT_OK),
+                None => Some(PutMessageStatus::SERVICE_NOT_AVAILABLE),
                 _ if now >= r.deadline || stopping => Some(PutMessageStatus::FLUSH_DISK_TIMEOUT),
                 _ => None,
             };
@@ -91,6 +96,12 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
                 Some(st) => {
                     let tx = std::mem::replace(&mut r.tx, oneshot::channel().0);
                     let _ = tx.send(st);
+                    // Java's `isOk()`: a flush timeout still stored the message
+                    let ok = matches!(
+                        st,
+                        PutMessageStatus::PUT_OK | PutMessageStatus::FLUSH_DISK_TIMEOUT
+                    );
+                    inner.stats.put_done(now.duration_since(r.started), ok);
                     false
                 }
                 None => true,

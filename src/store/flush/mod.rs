@@ -21,6 +21,8 @@ pub(crate) fn flush_commit_log(
     let cl = &inner.commitlog;
     let ts = cl.last_store_timestamp();
     let max = cl.max_offset();
+    let before = cl.flushed_offset();
+    let t0 = std::time::Instant::now();
     let res = if all {
         cl.queue.flush_all()
     } else {
@@ -31,11 +33,16 @@ pub(crate) fn flush_commit_log(
             StoreError::Io { path, .. } => path.clone(),
             _ => cl.queue.dir().to_path_buf(),
         };
-        tracing::error!(error = %e, "commit-log flush failed");
-        cl.poison(path);
+        cl.poison(path, &e);
         return Err(());
     }
     let flushed = cl.flushed_offset();
+    if flushed > before {
+        inner
+            .stats
+            .flush_latency
+            .record(t0.elapsed().as_micros() as u64);
+    }
     if flushed >= max && ts > 0 {
         inner
             .checkpoint

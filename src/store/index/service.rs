@@ -57,6 +57,13 @@ impl IndexService {
         let mut rebuild_from: Option<i64> = None;
         for name in names {
             let path = dir.join(&name);
+            // a kill between creating a file and sizing it leaves it empty: it holds nothing
+            // (Java maps it to full size and loads an empty header)
+            if std::fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
+                tracing::warn!(file = %path.display(), "deleting zero-length index file");
+                std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+                continue;
+            }
             let f = IndexFile::load(&path, slots, entries)?;
             if abnormal && f.header.end_timestamp > ckpt_ts {
                 tracing::info!(file = %path.display(), "abnormal stop: deleting index file newer than the checkpoint");

@@ -83,6 +83,21 @@ pub fn utc_offset_secs(epoch_secs: i64) -> i64 {
     tm.tm_gmtoff
 }
 
+/// (total, free) bytes of the file system holding `path`, as Java's `File.getTotalSpace` and
+/// `getFreeSpace` report them (free counts blocks reserved for root); `None` if unknown.
+pub fn disk_space(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: an all-zero statvfs is valid; statvfs writes into it and reads the C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated string and `st` a live out-parameter.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    let frsize = st.f_frsize as u64;
+    Some((st.f_blocks as u64 * frsize, st.f_bfree as u64 * frsize))
+}
+
 /// Used ratio of the file system holding `path`, as Java computes it:
 /// `(total - free) / (total - free + available)`; `None` if unknown.
 pub fn disk_used_ratio(path: &Path) -> Option<f64> {

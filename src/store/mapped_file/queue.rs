@@ -261,7 +261,10 @@ impl MappedFileQueue {
 
     /// Flushes everything written (all files up to the wrote position).
     pub fn flush_all(&self) -> Result<()> {
-        for _ in 0..self.files.read().len() + 1 {
+        // read the count apart: a guard in the `for` head would live through the loop, and
+        // `flush` reading again while a roll waits for the write lock deadlocks
+        let files = self.files.read().len();
+        for _ in 0..files + 1 {
             if self.flush(0)? {
                 break;
             }

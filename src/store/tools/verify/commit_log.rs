@@ -11,6 +11,10 @@ use crate::store::mapped_file::read_only::ReadOnlyMap;
 use crate::store::paths::{self, StorePaths};
 use crate::store::tools::{list_numeric, CommitLogView, Progress, Report};
 
+/// A kill between creating the newest file and sizing it leaves it empty.
+pub(super) const ZERO_LENGTH_LAST: &str =
+    "zero-length newest file (the broker stopped as it created it); recovery deletes it, as Java's does";
+
 /// How far the commit-log pass has got, across files.
 #[derive(Default)]
 struct CommitLogWalk {
@@ -51,6 +55,10 @@ pub(super) fn verify_commit_log(
             rep.problem(&path, 0, what);
             continue;
         };
+        if i + 1 == total as usize && is_empty_file(&path) {
+            rep.warning(&path, 0, ZERO_LENGTH_LAST);
+            continue;
+        }
         let map = ReadOnlyMap::open(&path)?;
         walk.last_file = i >= newest;
         check_commit_log_file(&path, from, map.len(), file_size, &mut walk, rep);
@@ -159,6 +167,11 @@ fn tail_finding(rep: &mut Report, last_file: bool, path: &Path, pos: usize, what
             format!("{what}; every later file is lost"),
         );
     }
+}
+
+/// Whether the file exists and has no bytes.
+pub(super) fn is_empty_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() == 0)
 }
 
 /// Whether the file's first record slot is not all zero (a file created ahead is).

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::commit_log::{is_empty_file, ZERO_LENGTH_LAST};
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::config::MessageStoreConfig;
 use crate::store::consumequeue::{CqUnit, CQ_UNIT_SIZE};
@@ -68,11 +69,17 @@ impl CqCheck<'_> {
         // Queue offset after the last unit recovery keeps (it stops at the first invalid unit).
         let mut end: Option<i64> = None;
         let mut stopped = false;
-        for (name, path) in list_numeric(dir) {
+        let files = list_numeric(dir);
+        let n = files.len();
+        for (i, (name, path)) in files.into_iter().enumerate() {
             let Some(from) = paths::parse_offset_file_name(&name) else {
                 rep.problem(&path, 0, "file name is not an offset");
                 continue;
             };
+            if i + 1 == n && is_empty_file(&path) {
+                rep.warning(&path, 0, ZERO_LENGTH_LAST);
+                continue;
+            }
             let map = ReadOnlyMap::open(&path)?;
             if map.len() != file_size {
                 rep.problem(

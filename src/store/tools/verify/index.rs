@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use super::commit_log::is_empty_file;
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::config::MessageStoreConfig;
 use crate::store::error::Result;
@@ -31,6 +32,12 @@ pub(super) fn verify_index(
     let cl_min = cl.files.first().map(|f| f.0).unwrap_or(0);
     for (i, (_, path)) in names.into_iter().enumerate() {
         progress("index", i as u64, total);
+        if is_empty_file(&path) {
+            let what =
+                "zero-length index file (the broker stopped as it created it); recovery deletes it";
+            rep.warning(&path, 0, what);
+            continue;
+        }
         let map = ReadOnlyMap::open(&path)?;
         let expected = index::index_file_size(slots, max_entries);
         if map.len() != expected {

@@ -117,6 +117,7 @@ public final class Main {
         def("R01-SEND", "restart", 120, "restart: 2000 acked sync sends (ids saved to state dir)", Main::r01send);
         def("R01-VERIFY", "restart", 120, "restart: every acked message consumable after broker restart", Main::r01verify);
         def("HOLD", "tool", 600, "mqadmin helper: topic MQA_<run>, producer MQAP_<run>, consumer MQAG_<run> online for --hold-seconds", Main::hold);
+        def("OPSLOAD", "tool", 900, "ops helper: N sends to OPS_<run>, group OPSG_<run> consumes all, then a steady load while a file exists", Main::opsload);
         def("READY", "tool", 5, "no-op: passes when the broker is registered on the NameServer", c -> "registered");
         def("CAP", "tool", 120, "golden capture traffic: route, heartbeat, send v2, pull", Main::cap);
         def("NS01", "namesrv", 90, "send + consume through the NameServer under test, route sane", Main::ns01);
@@ -1102,6 +1103,53 @@ public final class Main {
         System.out.flush();
         Thread.sleep(Long.getLong("compat.holdSeconds", 90) * 1000);
         return "held";
+    }
+
+    // ---------------------------------------------------------------- OPSLOAD (helper for the ops suite)
+    // Phase 1: compat.opsMessages (200) sync sends to OPS_<run> (4 queues; tag opstag, key opskey_<run>_<i % 10>),
+    // push group OPSG_<run> consumes every one, one offset-persist round, then "OPS-READY <topic> <n> <first msgId>
+    // <store-time lower bound ms>". Phase 2 until compat.holdSeconds: while the file compat.opsLoadFile exists, a steady load
+    // of compat.opsRate (20) msg/s on the same topic (consumed by the same group); "OPS-LOAD <sent>" every 5 s.
+    static String opsload(Ctx c) throws Exception {
+        String topic = "OPS_" + c.runId;
+        int n = Integer.getInteger("compat.opsMessages", 200);
+        c.createTopic(topic, 4);
+        DefaultMQProducer p = c.producer("OPSP_" + c.runId);
+        List<String> ids = new ArrayList<>();
+        long firstStore = System.currentTimeMillis() - 1000; // lower bound of every store timestamp of phase 1
+        for (int i = 0; i < n; i++) {
+            Message m = new Message(topic, "opstag", "opskey_" + c.runId + "_" + (i % 10), bytes("ops " + i));
+            SendResult r = sendOk(p, m);
+            ids.add(r.getMsgId());
+        }
+        Collector col = new Collector();
+        DefaultMQPushConsumer cons = c.pushConsumer("OPSG_" + c.runId, "ops_" + c.runId);
+        cons.subscribe(topic, "*");
+        cons.registerMessageListener(col.listener());
+        cons.start();
+        col.awaitIds(ids, 60_000, "ops consumer");
+        Thread.sleep(5500); // one offset persist round
+        System.out.println("OPS-READY " + topic + " " + n + " " + ids.get(0) + " " + firstStore);
+        System.out.flush();
+        String goFile = System.getProperty("compat.opsLoadFile", "");
+        int rate = Integer.getInteger("compat.opsRate", 20);
+        long end = System.currentTimeMillis() + Long.getLong("compat.holdSeconds", 300) * 1000;
+        long sent = 0, lastPrint = 0;
+        while (System.currentTimeMillis() < end) {
+            if (!goFile.isEmpty() && new java.io.File(goFile).exists()) {
+                sendOk(p, new Message(topic, "opsload", bytes("load " + sent)));
+                sent++;
+                Thread.sleep(Math.max(1, 1000 / rate));
+            } else {
+                Thread.sleep(200);
+            }
+            if (System.currentTimeMillis() - lastPrint > 5000) {
+                lastPrint = System.currentTimeMillis();
+                System.out.println("OPS-LOAD " + sent);
+                System.out.flush();
+            }
+        }
+        return "held; load messages sent: " + sent;
     }
 
     // ---------------------------------------------------------------- CAP (traffic for scripts/capture-golden)

@@ -1,0 +1,331 @@
+//! A failed fsync on a real file system, against the real `rmqd` binary over TCP. The store sits
+//! on ext4 on a loop device whose backing file lives on a small tmpfs: writes land in the page
+//! cache, and once the tmpfs is full writeback fails and msync returns EIO, as on an exhausted
+//! thin volume or cloud disk. The broker then poisons its commit log: no send gets SEND_OK any
+//! more (the ones waiting for that fsync included: SERVICE_NOT_AVAILABLE with a remark telling
+//! the operator to fix the disk and restart, which the Java client treats as a failure and
+//! retries elsewhere, where FLUSH_DISK_TIMEOUT would be a SendResult), reads keep working, the
+//! log and GET_BROKER_RUNTIME_INFO say what happened once, the broker neither spins nor spams,
+//! and after a restart with the space back everything acknowledged is there.
+//!
+//! Needs root, loop devices and mkfs.ext4; skipped with the reason printed otherwise.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use support::process::{is_root, pull_all, run, runtime_info, send, RmqdProcess};
+use support::{create_topic, RawClient};
+
+/// ext4 on a loop device backed by a sparse 256 MiB file on a tmpfs of `backing` size; every
+/// piece set up is torn down on drop, panic or not.
+struct LoopExt4 {
+    base: PathBuf,
+    backing: PathBuf,
+    mnt: PathBuf,
+    tmpfs_mounted: bool,
+    dev: Option<String>,
+    ext4_mounted: bool,
+}
+
+impl LoopExt4 {
+    fn setup(backing_size: &str) -> Result<Self, String> {
+        if !is_root() {
+            return Err("needs root to mount file systems".into());
+        }
+        let base = tempfile::tempdir().unwrap().keep();
+        let mut fs = LoopExt4 {
+            backing: base.join("backing"),
+            mnt: base.join("mnt"),
+            base,
+            tmpfs_mounted: false,
+            dev: None,
+            ext4_mounted: false,
+        };
+        std::fs::create_dir_all(&fs.backing).unwrap();
+        std::fs::create_dir_all(&fs.mnt).unwrap();
+        let size = format!("size={backing_size}");
+        run(
+            "mount",
+            &["-t", "tmpfs", "-o", &size, "tmpfs", path(&fs.backing)],
+        )?;
+        fs.tmpfs_mounted = true;
+        let file = fs.backing.join("disk.img");
+        std::fs::File::create(&file)
+            .and_then(|f| f.set_len(256 << 20))
+            .map_err(|e| e.to_string())?;
+        fs.dev = Some(run("losetup", &["-f", "--show", path(&file)])?);
+        let dev = fs.dev.clone().unwrap();
+        let lazy = "lazy_itable_init=1,lazy_journal_init=1";
+        run("mkfs.ext4", &["-q", "-E", lazy, &dev])?;
+        run("mount", &[&dev, path(&fs.mnt)])?;
+        fs.ext4_mounted = true;
+        Ok(fs)
+    }
+
+    /// Gives the backing tmpfs room again and mounts the ext4 afresh (its journal aborted when
+    /// writeback failed; mounting replays it).
+    fn restore_space(&mut self, backing_size: &str) {
+        let size = format!("remount,size={backing_size}");
+        run("mount", &["-o", &size, path(&self.backing)]).unwrap();
+        run("umount", &[path(&self.mnt)]).unwrap();
+        self.ext4_mounted = false;
+        let dev = self.dev.clone().unwrap();
+        if run("mount", &[&dev, path(&self.mnt)]).is_err() {
+            let _ = run("e2fsck", &["-f", "-y", &dev]);
+            run("mount", &[&dev, path(&self.mnt)]).unwrap();
+        }
+        self.ext4_mounted = true;
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+impl Drop for LoopExt4 {
+    fn drop(&mut self) {
+        if self.ext4_mounted && run("umount", &[path(&self.mnt)]).is_err() {
+            let _ = run("umount", &["-l", path(&self.mnt)]);
+        }
+        if let Some(dev) = &self.dev {
+            let _ = run("losetup", &["-d", dev]);
+        }
+        if self.tmpfs_mounted && run("umount", &[path(&self.backing)]).is_err() {
+            let _ = run("umount", &["-l", path(&self.backing)]);
+        }
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+const TOPIC: &str = "Fsync";
+const PRODUCERS: i32 = 4;
+const BODY: usize = 16 * 1024;
+
+fn body(producer: i32, seq: usize) -> Vec<u8> {
+    let mut b = format!("p{producer}-{seq:08}-").into_bytes();
+    b.resize(BODY, b'a' + (seq % 26) as u8);
+    b
+}
+
+/// What one producer saw.
+#[derive(Default)]
+struct Seen {
+    acked: usize,
+    /// SEND_OK answers to sends begun after some producer had seen a refusal.
+    acked_after_refusal: usize,
+    refusals: Vec<(i32, String)>,
+}
+
+/// `PRODUCERS` threads send to their own queue until each has seen 3 refusals; panics if no
+/// refusal comes within `limit`.
+fn send_until_refused(addr: std::net::SocketAddr, limit: Duration) -> (Vec<Seen>, Duration) {
+    let refused = Arc::new(AtomicBool::new(false));
+    let total = Arc::new(AtomicUsize::new(0));
+    let t0 = Instant::now();
+    let threads: Vec<_> = (0..PRODUCERS)
+        .map(|p| {
+            let (refused, total) = (refused.clone(), total.clone());
+            std::thread::spawn(move || {
+                let mut c = RawClient::connect(addr);
+                let mut seen = Seen::default();
+                for seq in 0.. {
+                    assert!(
+                        t0.elapsed() < limit,
+                        "no refusal after {} sends in {limit:?}: the fsync never failed",
+                        total.load(Ordering::Relaxed)
+                    );
+                    let before = refused.load(Ordering::Acquire);
+                    let r = send(&mut c, TOPIC, p, &body(p, seq), &format!("U{p}-{seq}"));
+                    total.fetch_add(1, Ordering::Relaxed);
+                    if r.code == 0 {
+                        assert_eq!(
+                            seen.refusals.len(),
+                            0,
+                            "SEND_OK after this producer's refusal"
+                        );
+                        seen.acked += 1;
+                        seen.acked_after_refusal += usize::from(before);
+                    } else {
+                        refused.store(true, Ordering::Release);
+                        seen.refusals.push((r.code, r.remark.unwrap_or_default()));
+                        if seen.refusals.len() == 3 {
+                            return seen;
+                        }
+                    }
+                }
+                unreachable!()
+            })
+        })
+        .collect();
+    let seen = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    (seen, t0.elapsed())
+}
+
+const POISON_REMARK: &str = "fsync";
+
+fn assert_refusals_are_poison(seen: &[Seen]) {
+    for (p, s) in seen.iter().enumerate() {
+        for (code, remark) in &s.refusals {
+            assert_eq!(*code, 14, "producer {p}: refused with {code} {remark:?}");
+            assert!(
+                remark.contains(POISON_REMARK) && remark.contains("restart"),
+                "producer {p}: the remark does not tell the operator what to do: {remark:?}"
+            );
+        }
+    }
+}
+
+/// The poisoned broker stays up, idles (no spin, no log spam) and still refuses writes.
+fn assert_poisoned_and_quiet(broker: &mut RmqdProcess, c: &mut RawClient) {
+    assert!(broker.exited().is_none(), "the broker died");
+    let info = runtime_info(c);
+    let failed = info
+        .get("rmqdCommitLogFsyncFailed")
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        failed.contains("commitlog"),
+        "runtime info does not name the failed fsync: {failed:?}"
+    );
+    let log = broker.log_text();
+    assert!(
+        log.contains("fsync of the commit log failed"),
+        "the log does not say the fsync failed:\n{log}"
+    );
+    let (lines, ticks) = (log.lines().count(), broker.cpu_ticks());
+    std::thread::sleep(Duration::from_secs(2));
+    let cpu = broker.cpu_ticks() - ticks;
+    let more = broker.log_text().lines().count() - lines;
+    println!("poisoned broker over 2 s: {cpu} CPU ticks, {more} log lines");
+    assert!(cpu < 40, "a poisoned broker used {cpu} ticks of CPU in 2 s");
+    assert!(more <= 2, "a poisoned broker logged {more} lines in 2 s");
+    let r = send(c, TOPIC, 0, b"late", "late");
+    assert_eq!(r.code, 14, "a send to a poisoned broker: {:?}", r.remark);
+}
+
+/// Pulls every queue; each holds a prefix of what its producer sent, at least the first `min[p]`.
+fn assert_queues_hold_prefixes(c: &mut RawClient, min: &[usize]) -> Vec<usize> {
+    (0..PRODUCERS)
+        .map(|p| {
+            let got = pull_all(c, TOPIC, p);
+            assert!(
+                got.len() >= min[p as usize],
+                "queue {p}: {} of {} acknowledged messages readable",
+                got.len(),
+                min[p as usize]
+            );
+            for (seq, b) in got.iter().enumerate() {
+                assert!(*b == body(p, seq), "queue {p} offset {seq}: another body");
+            }
+            got.len()
+        })
+        .collect()
+}
+
+fn store_conf(flush: &str) -> String {
+    format!(
+        "flushDiskType={flush}\nmappedFileSizeCommitLog=4194304\nmappedFileSizeConsumeQueue=60000\n\
+         maxHashSlotNum=1000\nmaxIndexNum=4000\n"
+    )
+}
+
+fn setup_or_skip(name: &str) -> Option<LoopExt4> {
+    match LoopExt4::setup("24m") {
+        Ok(fs) => Some(fs),
+        Err(why) => {
+            println!("SKIPPED {name}: {why}");
+            None
+        }
+    }
+}
+
+#[test]
+fn sync_flush_fsync_failure_poisons_refuses_and_loses_nothing_acknowledged() {
+    let Some(mut fs) = setup_or_skip("sync_flush_fsync_failure") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let store = fs.mnt.join("store");
+    let conf = store_conf("SYNC_FLUSH");
+    let mut broker = RmqdProcess::start(work.path(), &store, &conf);
+    let mut c = RawClient::connect(broker.addr);
+    create_topic(&mut c, TOPIC, PRODUCERS);
+
+    let (seen, took) = send_until_refused(broker.addr, Duration::from_secs(30));
+    let acked: Vec<usize> = seen.iter().map(|s| s.acked).collect();
+    println!(
+        "SYNC_FLUSH: {} acknowledged ({} MiB) before the fsync failed, after {took:?}; refusals {:?}",
+        acked.iter().sum::<usize>(),
+        (acked.iter().sum::<usize>() * BODY) >> 20,
+        seen.iter().map(|s| s.refusals[0].0).collect::<Vec<_>>()
+    );
+    let late: usize = seen.iter().map(|s| s.acked_after_refusal).sum();
+    assert_eq!(late, 0, "sends begun after a refusal got SEND_OK");
+    assert_refusals_are_poison(&seen);
+    assert_poisoned_and_quiet(&mut broker, &mut c);
+    // reads keep working: exactly what was acknowledged is visible (dispatch reads only what
+    // is flushed under SYNC_FLUSH)
+    let visible = assert_queues_hold_prefixes(&mut c, &acked);
+    assert_eq!(
+        visible, acked,
+        "visible messages differ from acknowledged ones"
+    );
+
+    broker.kill9();
+    fs.restore_space("300m");
+    let mut broker = RmqdProcess::start(work.path(), &store, &conf);
+    let mut c = RawClient::connect(broker.addr);
+    let recovered = assert_queues_hold_prefixes(&mut c, &acked);
+    println!("after restart: {recovered:?} recovered of {acked:?} acknowledged");
+    let r = send(&mut c, TOPIC, 0, &body(0, recovered[0]), "after-restart");
+    assert_eq!(r.code, 0, "writes after restart: {:?}", r.remark);
+    assert!(broker.exited().is_none());
+}
+
+#[test]
+fn async_flush_fsync_failure_poisons_in_the_background_and_refuses_writes() {
+    let Some(mut fs) = setup_or_skip("async_flush_fsync_failure") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let store = fs.mnt.join("store");
+    let conf = store_conf("ASYNC_FLUSH");
+    let mut broker = RmqdProcess::start(work.path(), &store, &conf);
+    let mut c = RawClient::connect(broker.addr);
+    create_topic(&mut c, TOPIC, PRODUCERS);
+
+    let (seen, took) = send_until_refused(broker.addr, Duration::from_secs(30));
+    let acked: Vec<usize> = seen.iter().map(|s| s.acked).collect();
+    let late: usize = seen.iter().map(|s| s.acked_after_refusal).sum();
+    assert_eq!(late, 0, "sends begun after a refusal got SEND_OK");
+    assert_refusals_are_poison(&seen);
+    assert_poisoned_and_quiet(&mut broker, &mut c);
+    // reads keep working: under ASYNC_FLUSH dispatch does not wait for the flush, so everything
+    // acknowledged is readable while the broker runs
+    let visible = assert_queues_hold_prefixes(&mut c, &acked);
+    assert_eq!(visible, acked);
+
+    broker.kill9();
+    fs.restore_space("300m");
+    let broker = RmqdProcess::start(work.path(), &store, &conf);
+    let mut c = RawClient::connect(broker.addr);
+    // ASYNC_FLUSH acknowledges before the flush: what the failed flush held is lost, and the
+    // rest must be intact, in order, with nothing foreign
+    let recovered = assert_queues_hold_prefixes(&mut c, &[0; PRODUCERS as usize]);
+    let lost: usize = acked
+        .iter()
+        .zip(&recovered)
+        .map(|(a, r)| a.saturating_sub(*r))
+        .sum();
+    println!(
+        "ASYNC_FLUSH: {} acknowledged in {took:?} before writes were refused; after restart \
+         {recovered:?} of {acked:?} recovered ({lost} acknowledged but never flushed)",
+        acked.iter().sum::<usize>()
+    );
+    let r = send(&mut c, TOPIC, 0, &body(0, recovered[0]), "after-restart");
+    assert_eq!(r.code, 0, "writes after restart: {:?}", r.remark);
+}
