@@ -9,13 +9,17 @@ use rmqd::common::filter::SqlFilter;
 use rmqd::common::tag::TagFilter;
 use rmqd::remoting::body::cluster_info::ClusterInfo;
 use rmqd::remoting::body::kv_table::KVTable;
-use rmqd::remoting::body::register_broker::{decode_topic_config_line, RegisterBrokerBody};
+use rmqd::remoting::body::broker_stats::{BrokerStatsData, ProducerTableInfo};
+use rmqd::remoting::body::register_broker::{
+    decode_topic_config_line, RegisterBrokerBody, TopicConfigSerializeWrapper,
+};
 use rmqd::remoting::body::topic_list::TopicList;
 use rmqd::remoting::body::topic_route::TopicRouteData;
 use rmqd::remoting::header::namesrv::*;
 use rmqd::remoting::body::fastjson;
 use rmqd::remoting::body::properties_text::decode_properties_text;
 use rmqd::remoting::body::*;
+use rmqd::remoting::header::view_broker_stats_data::ViewBrokerStatsDataRequestHeader;
 use rmqd::remoting::header::*;
 use rmqd::remoting::{ExtFields, FrameCodec};
 
@@ -41,6 +45,8 @@ pub const HEADER_KEYS: &[&str] = &[
     "acceptStandardJsonOnly", "brokerAddr", "brokerId", "cluster", "clusterName", "compressed",
     "confirmOffset", "electionPriority", "enableActingMaster", "epoch", "haServerAddr",
     "heartbeatTimeoutMillis", "heartbeatTimeoutMills", "masterAddr", "namespace", "value",
+    // Appended, so that the selectors of a kept corpus keep their keys: VIEW_BROKER_STATS_DATA.
+    "statsName", "statsKey",
 ];
 
 /// Reads `ext` with every typed header.
@@ -90,6 +96,7 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = UnregisterClientRequestHeader::read_from(ext);
     let _ = UpdateConsumerOffsetRequestHeader::read_from(ext);
     let _ = ViewMessageRequestHeader::read_from(ext);
+    let _ = ViewBrokerStatsDataRequestHeader::read_from(ext);
     let _ = ConsumerGroupRequestHeader::read_from(ext);
     let _ = OffsetResponseHeader::read_from(ext);
     let _ = QueueRequestHeader::read_from(ext);
@@ -131,6 +138,9 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = SubscriptionGroupConfig::decode(body);
     let _ = SubscriptionGroupWrapper::decode(body);
     let _ = GroupList::decode(body);
+    let _ = BrokerStatsData::decode(body);
+    let _ = ProducerTableInfo::decode(body);
+    let _ = TopicConfigSerializeWrapper::decode(body);
     let _ = fastjson::normalize(body);
     let _ = fastjson::from_slice::<serde_json::Value>(body);
     let _ = decode_properties_text(body);
@@ -242,6 +252,36 @@ pub fn decode_frames(data: &[u8]) {
                 decode_all_bodies(&cmd.body.to_bytes());
             }
             Ok(None) | Err(_) => break,
+        }
+    }
+    read_frames_in_chunks(data);
+}
+
+/// The connection reader's loop (`server::reader::FrameReader::next`) without the socket: the
+/// first byte sets a chunk size, the rest arrives in chunks of it; after each chunk the announced
+/// length (what the reader takes receive budget for) is read, then frames are decoded. Checked:
+/// the announced length and the decoder agree (an announced length that is refused is refused by
+/// the decoder too, and a decoded frame took exactly `4 + announced` bytes off the buffer).
+pub fn read_frames_in_chunks(data: &[u8]) {
+    let Some((&chunk, stream)) = data.split_first() else {
+        return;
+    };
+    let codec = FrameCodec::with_max_frame_length(4096);
+    let mut buf = bytes::BytesMut::new();
+    for part in stream.chunks(1 + chunk as usize) {
+        buf.extend_from_slice(part);
+        loop {
+            let announced = codec.announced_length(&buf);
+            let before = buf.len();
+            match (announced, codec.decode_frame(&mut buf)) {
+                (Ok(Some(length)), Ok(Some(_))) => assert_eq!(before - buf.len(), 4 + length),
+                (Ok(_), Ok(None)) => break,
+                (Ok(Some(_)), Err(_)) => return,
+                (Err(_), Err(_)) => return,
+                (announced, decoded) => {
+                    panic!("announced {announced:?} but decoded {:?}", decoded.map(|c| c.is_some()))
+                }
+            }
         }
     }
 }

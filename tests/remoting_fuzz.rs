@@ -113,11 +113,18 @@ fn frame_seeds() -> Vec<Vec<u8>> {
         ..Default::default()
     }
     .write_to(&mut pull);
+    let mut stats = ExtFields::new();
+    rmqd::remoting::header::view_broker_stats_data::ViewBrokerStatsDataRequestHeader {
+        stats_name: "TOPIC_PUT_NUMS".into(),
+        stats_key: "TopicTest".into(),
+    }
+    .write_to(&mut stats);
     let mut out = Vec::new();
     for (code, ext, body) in [
         (310, send, b"hello".to_vec()),
         (11, pull, vec![0u8; 40]),
         (34, ExtFields::new(), body_seeds()[0].clone()),
+        (315, stats, Vec::new()),
     ] {
         for ty in [SerializeType::Json, SerializeType::RocketMq] {
             let mut cmd = RemotingCommand::request(code).with_body(body.clone());
@@ -157,6 +164,8 @@ fn body_seeds() -> Vec<Vec<u8>> {
         "# c\nbrokerName=broker-a\nlong\\\n  key : v\\u0041\n",
         "C0A8010A00002A9F0000000000001A2B",
         "TAGS\u{1}A\u{2}KEYS\u{1}k1 k2\u{2}",
+        r#"{"statsDay":{"avgpt":0.0,"sum":0,"tps":0.0},"statsHour":{"avgpt":0.0,"sum":0,"tps":0.0},"statsMinute":{"avgpt":1.5,"sum":3,"tps":0.05}}"#,
+        r#"{"data":{"PG":[{"clientId":"127.0.0.1@1","language":"JAVA","lastUpdateTimestamp":1,"remoteIP":"127.0.0.1:5","version":479}]}}"#,
     ]
     .iter()
     .map(|s| s.as_bytes().to_vec())
@@ -243,7 +252,9 @@ fn header_seeds() -> Vec<Vec<u8>> {
     for (k, v) in v2 {
         send.extend(line(k, v));
     }
-    vec![full, send, b"\xffweird=key\n\xfe=\n".to_vec()]
+    let mut stats = line("statsName", "TOPIC_PUT_NUMS");
+    stats.extend(line("statsKey", "TopicTest"));
+    vec![full, send, stats, b"\xffweird=key\n\xfe=\n".to_vec()]
 }
 
 fn iterations() -> usize {
@@ -317,6 +328,16 @@ fn seeds_are_valid_inputs() {
     }
     let hb = &body_seeds()[0];
     assert!(rmqd::remoting::body::HeartbeatData::decode(hb).is_ok());
+    let bodies = body_seeds();
+    assert!(rmqd::remoting::body::broker_stats::BrokerStatsData::decode(&bodies[9]).is_ok());
+    assert!(rmqd::remoting::body::broker_stats::ProducerTableInfo::decode(&bodies[10]).is_ok());
+    let stats = ext_from_bytes(&header_seeds()[2]);
+    assert!(
+        rmqd::remoting::header::view_broker_stats_data::ViewBrokerStatsDataRequestHeader::read_from(
+            &stats
+        )
+        .is_ok()
+    );
     let ext = ext_from_bytes(&header_seeds()[1]);
     assert!(rmqd::remoting::header::SendMessageRequestHeader::read_for_code(310, &ext).is_ok());
     let files = file_seeds();
@@ -333,4 +354,16 @@ fn seeds_are_valid_inputs() {
         rmqd::store::commitlog::record::decode(&files[6], true),
         Ok(rmqd::store::commitlog::record::Decoded::Record(_))
     ));
+}
+
+#[test]
+fn chunked_reads_of_seed_frames_take_whole_frames() {
+    // All seed frames back to back, arriving 1, 2, 7, 64 and 256 bytes at a time: the reader's
+    // loop (announced length, then decode) agrees with the decoder at every step.
+    let stream: Vec<u8> = frame_seeds().concat();
+    for chunk in [0u8, 1, 6, 63, 255] {
+        let mut input = vec![chunk];
+        input.extend_from_slice(&stream);
+        read_frames_in_chunks(&input);
+    }
 }
