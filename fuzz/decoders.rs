@@ -5,10 +5,21 @@
 use rmqd::common::batch::decode_batch;
 use rmqd::common::msg_id::decode_msg_id;
 use rmqd::common::properties::Properties;
+use rmqd::common::filter::SqlFilter;
 use rmqd::common::tag::TagFilter;
+use rmqd::remoting::body::cluster_info::ClusterInfo;
+use rmqd::remoting::body::kv_table::KVTable;
+use rmqd::remoting::body::broker_stats::{BrokerStatsData, ProducerTableInfo};
+use rmqd::remoting::body::register_broker::{
+    decode_topic_config_line, RegisterBrokerBody, TopicConfigSerializeWrapper,
+};
+use rmqd::remoting::body::topic_list::TopicList;
+use rmqd::remoting::body::topic_route::TopicRouteData;
+use rmqd::remoting::header::namesrv::*;
 use rmqd::remoting::body::fastjson;
 use rmqd::remoting::body::properties_text::decode_properties_text;
 use rmqd::remoting::body::*;
+use rmqd::remoting::header::view_broker_stats_data::ViewBrokerStatsDataRequestHeader;
 use rmqd::remoting::header::*;
 use rmqd::remoting::{ExtFields, FrameCodec};
 
@@ -30,6 +41,12 @@ pub const HEADER_KEYS: &[&str] = &[
     "suspendTimeoutMillis", "sysFlag", "timestamp", "topic", "topicFilterType", "topicList",
     "topicSeq", "topicSysFlag", "totalGroupNum", "totalTopicNum", "tranStateTableOffset",
     "transactionId", "unitMode", "version", "writeQueueNums",
+    // NameServer headers.
+    "acceptStandardJsonOnly", "brokerAddr", "brokerId", "cluster", "clusterName", "compressed",
+    "confirmOffset", "electionPriority", "enableActingMaster", "epoch", "haServerAddr",
+    "heartbeatTimeoutMillis", "heartbeatTimeoutMills", "masterAddr", "namespace", "value",
+    // Appended, so that the selectors of a kept corpus keep their keys: VIEW_BROKER_STATS_DATA.
+    "statsName", "statsKey",
 ];
 
 /// Reads `ext` with every typed header.
@@ -79,6 +96,24 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = UnregisterClientRequestHeader::read_from(ext);
     let _ = UpdateConsumerOffsetRequestHeader::read_from(ext);
     let _ = ViewMessageRequestHeader::read_from(ext);
+    let _ = ViewBrokerStatsDataRequestHeader::read_from(ext);
+    let _ = ConsumerGroupRequestHeader::read_from(ext);
+    let _ = OffsetResponseHeader::read_from(ext);
+    let _ = QueueRequestHeader::read_from(ext);
+    let _ = TopicRequestHeader::read_from(ext);
+    let _ = BrokerHeartbeatRequestHeader::read_from(ext);
+    let _ = BrokerIdentityHeader::read_from(ext);
+    let _ = DeleteTopicFromNamesrvRequestHeader::read_from(ext);
+    let _ = GetBrokerMemberGroupRequestHeader::read_from(ext);
+    let _ = GetRouteInfoRequestHeader::read_from(ext);
+    let _ = KVConfigKeyHeader::read_from(ext);
+    let _ = PutKVConfigRequestHeader::read_from(ext);
+    let _ = RegisterBrokerRequestHeader::read_from(ext);
+    let _ = RegisterBrokerResponseHeader::read_from(ext);
+    let _ = GetKVListByNamespaceRequestHeader::read_from(ext);
+    let _ = WipeWritePermOfBrokerRequestHeader::read_from(ext);
+    let _ = RegisterTopicRequestHeader::read_from(ext);
+    let _ = GetTopicsByClusterRequestHeader::read_from(ext);
     for code in [10, 310, 320, 324, 325] {
         let _ = SendMessageRequestHeader::read_for_code(code, ext);
     }
@@ -103,6 +138,9 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = SubscriptionGroupConfig::decode(body);
     let _ = SubscriptionGroupWrapper::decode(body);
     let _ = GroupList::decode(body);
+    let _ = BrokerStatsData::decode(body);
+    let _ = ProducerTableInfo::decode(body);
+    let _ = TopicConfigSerializeWrapper::decode(body);
     let _ = fastjson::normalize(body);
     let _ = fastjson::from_slice::<serde_json::Value>(body);
     let _ = decode_properties_text(body);
@@ -113,6 +151,68 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = decode_msg_id(&text);
     let _ = TagFilter::parse(&text);
     let _ = Properties::decode(&props.encode());
+    decode_namesrv_bodies(body);
+    if let Ok(f) = SqlFilter::compile(&text) {
+        let _ = f.evaluate(&props);
+        let _ = f.matches(&props);
+    }
+    let _ = rmqd::common::topic::validate_topic(&text);
+    let _ = rmqd::common::topic::validate_group(&text);
+}
+
+/// The NameServer's bodies: register-broker (JSON and deflated, every version), routes, cluster
+/// info, KV table, topic list, data version, one topic-config line.
+pub fn decode_namesrv_bodies(body: &[u8]) {
+    for version in [0, 400] {
+        let _ = RegisterBrokerBody::decode(body, false, version);
+        let _ = RegisterBrokerBody::decode_compressed(body, version);
+    }
+    let _ = TopicRouteData::decode(body);
+    let _ = ClusterInfo::decode(body);
+    let _ = KVTable::decode(body);
+    let _ = TopicList::decode(body);
+    let _ = rmqd::common::data_version::DataVersion::decode(body);
+    let _ = decode_topic_config_line(&String::from_utf8_lossy(body));
+}
+
+/// Config files as the broker and the NameServer read them: `broker.conf` and `namesrv.conf`
+/// (Java properties, then every key set on the broker's and the store's config), and the JSON
+/// files under `config/` (topics, consumer offsets, subscription groups, delay offsets).
+pub fn decode_config_files(data: &[u8]) {
+    use rmqd::store::config_files::{self, DelayOffsetWrapper};
+    let text = String::from_utf8_lossy(data);
+    let mut broker = rmqd::broker::config::BrokerConfig::default();
+    let mut store = rmqd::store::MessageStoreConfig::with_root("/nonexistent-rmqd-fuzz");
+    for (k, v) in rmqd::common::java_properties::parse(&text) {
+        let _ = broker.set(&k, &v);
+        let _ = store.set(&k, &v);
+    }
+    let _ = store.sanitize();
+    let _ = broker.key_values();
+    let _ = rmqd::namesrv::config::NamesrvConfig::from_properties_text(&text);
+    let _ = rmqd::common::fastjson::normalize(&text);
+    let _ = config_files::from_fastjson::<config_files::TopicConfigSerializeWrapper>(&text);
+    let _ = config_files::from_fastjson::<DelayOffsetWrapper>(&text);
+    let _ = rmqd::broker::metadata::offsets::parse_offset_table(&text);
+    let _ = rmqd::common::subscription_group::SubscriptionGroupWrapper::decode(data);
+}
+
+/// Store records and file headers: a commit-log record (with and without CRC check, and as the
+/// broker decodes a looked-up message), a consume-queue unit, an index header, the checkpoint, a
+/// file name.
+pub fn decode_store_bytes(data: &[u8]) {
+    use rmqd::store::commitlog::record;
+    for check_crc in [false, true] {
+        if let Ok(record::Decoded::Record(rec)) = record::decode(data, check_crc) {
+            let _ = rec.topic_str();
+            let _ = rec.tran_type();
+        }
+    }
+    let _ = rmqd::broker::transaction::decode_stored(data);
+    let _ = rmqd::store::consumequeue::CqUnit::decode(data);
+    let _ = rmqd::store::index::IndexHeader::decode(data);
+    let _ = rmqd::store::checkpoint::decode(data);
+    let _ = rmqd::store::paths::parse_offset_file_name(&String::from_utf8_lossy(data));
 }
 
 /// Builds an extFields map from bytes: lines of `selector value`, where a selector byte below
@@ -136,9 +236,11 @@ pub fn ext_from_bytes(data: &[u8]) -> ExtFields {
     ext
 }
 
-/// Feeds `data` to the frame codec until it stops producing frames, then runs the header and
-/// body decoders over whatever decoded.
+/// Reads `data` as a bare JSON and a bare ROCKETMQ header, then feeds it to the frame codec until
+/// it stops producing frames and runs the header and body decoders over whatever decoded.
 pub fn decode_frames(data: &[u8]) {
+    let _ = rmqd::remoting::serialize::json::decode_header(data);
+    let _ = rmqd::remoting::serialize::rocketmq::decode_header(data);
     let codec = FrameCodec::default();
     let mut buf = bytes::BytesMut::from(data);
     for _ in 0..64 {
@@ -150,6 +252,36 @@ pub fn decode_frames(data: &[u8]) {
                 decode_all_bodies(&cmd.body.to_bytes());
             }
             Ok(None) | Err(_) => break,
+        }
+    }
+    read_frames_in_chunks(data);
+}
+
+/// The connection reader's loop (`server::reader::FrameReader::next`) without the socket: the
+/// first byte sets a chunk size, the rest arrives in chunks of it; after each chunk the announced
+/// length (what the reader takes receive budget for) is read, then frames are decoded. Checked:
+/// the announced length and the decoder agree (an announced length that is refused is refused by
+/// the decoder too, and a decoded frame took exactly `4 + announced` bytes off the buffer).
+pub fn read_frames_in_chunks(data: &[u8]) {
+    let Some((&chunk, stream)) = data.split_first() else {
+        return;
+    };
+    let codec = FrameCodec::with_max_frame_length(4096);
+    let mut buf = bytes::BytesMut::new();
+    for part in stream.chunks(1 + chunk as usize) {
+        buf.extend_from_slice(part);
+        loop {
+            let announced = codec.announced_length(&buf);
+            let before = buf.len();
+            match (announced, codec.decode_frame(&mut buf)) {
+                (Ok(Some(length)), Ok(Some(_))) => assert_eq!(before - buf.len(), 4 + length),
+                (Ok(_), Ok(None)) => break,
+                (Ok(Some(_)), Err(_)) => return,
+                (Err(_), Err(_)) => return,
+                (announced, decoded) => {
+                    panic!("announced {announced:?} but decoded {:?}", decoded.map(|c| c.is_some()))
+                }
+            }
         }
     }
 }

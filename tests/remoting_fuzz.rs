@@ -113,11 +113,18 @@ fn frame_seeds() -> Vec<Vec<u8>> {
         ..Default::default()
     }
     .write_to(&mut pull);
+    let mut stats = ExtFields::new();
+    rmqd::remoting::header::view_broker_stats_data::ViewBrokerStatsDataRequestHeader {
+        stats_name: "TOPIC_PUT_NUMS".into(),
+        stats_key: "TopicTest".into(),
+    }
+    .write_to(&mut stats);
     let mut out = Vec::new();
     for (code, ext, body) in [
         (310, send, b"hello".to_vec()),
         (11, pull, vec![0u8; 40]),
         (34, ExtFields::new(), body_seeds()[0].clone()),
+        (315, stats, Vec::new()),
     ] {
         for ty in [SerializeType::Json, SerializeType::RocketMq] {
             let mut cmd = RemotingCommand::request(code).with_body(body.clone());
@@ -157,11 +164,64 @@ fn body_seeds() -> Vec<Vec<u8>> {
         "# c\nbrokerName=broker-a\nlong\\\n  key : v\\u0041\n",
         "C0A8010A00002A9F0000000000001A2B",
         "TAGS\u{1}A\u{2}KEYS\u{1}k1 k2\u{2}",
+        r#"{"statsDay":{"avgpt":0.0,"sum":0,"tps":0.0},"statsHour":{"avgpt":0.0,"sum":0,"tps":0.0},"statsMinute":{"avgpt":1.5,"sum":3,"tps":0.05}}"#,
+        r#"{"data":{"PG":[{"clientId":"127.0.0.1@1","language":"JAVA","lastUpdateTimestamp":1,"remoteIP":"127.0.0.1:5","version":479}]}}"#,
     ]
     .iter()
     .map(|s| s.as_bytes().to_vec())
     .collect();
     seeds.push(batch_seed());
+    seeds
+}
+
+/// Config files and store bytes: broker.conf, the config JSON files, a commit-log record, a
+/// consume-queue unit, an index header, a checkpoint.
+fn file_seeds() -> Vec<Vec<u8>> {
+    let mut seeds: Vec<Vec<u8>> = [
+        "brokerClusterName=DefaultCluster\nbrokerName=broker-a\nbrokerId=0\ndeleteWhen=04\nfileReservedTime=48\nbrokerRole=ASYNC_MASTER\nflushDiskType=ASYNC_FLUSH\nmapedFileSizeCommitLog=1073741824\nmessageDelayLevel=1s 5s 10s 30s 1m\nlistenPort=10911\n",
+        r#"{"dataVersion":{"counter":3,"timestamp":1726000000000},"topicConfigTable":{"T0":{"perm":6,"readQueueNums":2,"topicName":"T0","writeQueueNums":2,"attributes":{"+message.type":"NORMAL"}}}}"#,
+        r#"{"offsetTable":{"T0@G1":{0:120,1:7},"%RETRY%G1@G1":{0:0}}}"#,
+        r#"{"forbiddenTable":{"G1":{"T0":1}},"subscriptionGroupTable":{"G1":{"groupName":"G1","groupRetryPolicy":{"type":"CUSTOMIZED"}}}}"#,
+        r#"{"dataVersion":{"counter":1},"offsetTable":{1:3,2:0,18:9}}"#,
+        "00000000000001048576",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    let born: std::net::SocketAddr = "192.168.1.10:54321".parse().unwrap();
+    let mut record = Vec::new();
+    let header = rmqd::store::commitlog::record::RecordHeader {
+        queue_id: 1,
+        flag: 0,
+        sys_flag: 0,
+        born_timestamp: 1_726_000_000_000,
+        born_host: &born,
+        store_host: &born,
+        reconsume_times: 0,
+        prepared_transaction_offset: 0,
+    };
+    let props = b"TAGS\x01A\x02KEYS\x01k1\x02UNIQ_KEY\x01AC11\x02";
+    rmqd::store::commitlog::record::encode_into(
+        &mut record,
+        &header,
+        b"hello",
+        b"T0",
+        props,
+        b"",
+        false,
+    )
+    .unwrap();
+    seeds.push(record);
+    let mut unit = Vec::new();
+    unit.extend_from_slice(&4096i64.to_be_bytes());
+    unit.extend_from_slice(&180i32.to_be_bytes());
+    unit.extend_from_slice(&65i64.to_be_bytes());
+    seeds.push(unit);
+    let mut numbers = Vec::new();
+    for v in [1_726_000_000_000i64, 1_726_000_000_100, 0, 4096, 64, 12] {
+        numbers.extend_from_slice(&v.to_be_bytes());
+    }
+    seeds.push(numbers);
     seeds
 }
 
@@ -192,7 +252,9 @@ fn header_seeds() -> Vec<Vec<u8>> {
     for (k, v) in v2 {
         send.extend(line(k, v));
     }
-    vec![full, send, b"\xffweird=key\n\xfe=\n".to_vec()]
+    let mut stats = line("statsName", "TOPIC_PUT_NUMS");
+    stats.extend(line("statsKey", "TopicTest"));
+    vec![full, send, stats, b"\xffweird=key\n\xfe=\n".to_vec()]
 }
 
 fn iterations() -> usize {
@@ -249,6 +311,14 @@ fn fuzz_body_decode_never_panics() {
 }
 
 #[test]
+fn fuzz_file_decode_never_panics() {
+    run(0x5EED_F11E, file_seeds(), iterations() / 5, |d| {
+        decode_config_files(d);
+        decode_store_bytes(d);
+    });
+}
+
+#[test]
 fn seeds_are_valid_inputs() {
     // The seeds must decode, or the mutations explore nothing useful.
     let codec = rmqd::remoting::FrameCodec::default();
@@ -258,6 +328,42 @@ fn seeds_are_valid_inputs() {
     }
     let hb = &body_seeds()[0];
     assert!(rmqd::remoting::body::HeartbeatData::decode(hb).is_ok());
+    let bodies = body_seeds();
+    assert!(rmqd::remoting::body::broker_stats::BrokerStatsData::decode(&bodies[9]).is_ok());
+    assert!(rmqd::remoting::body::broker_stats::ProducerTableInfo::decode(&bodies[10]).is_ok());
+    let stats = ext_from_bytes(&header_seeds()[2]);
+    assert!(
+        rmqd::remoting::header::view_broker_stats_data::ViewBrokerStatsDataRequestHeader::read_from(
+            &stats
+        )
+        .is_ok()
+    );
     let ext = ext_from_bytes(&header_seeds()[1]);
     assert!(rmqd::remoting::header::SendMessageRequestHeader::read_for_code(310, &ext).is_ok());
+    let files = file_seeds();
+    let topics = String::from_utf8(files[1].clone()).unwrap();
+    assert!(rmqd::store::config_files::from_fastjson::<
+        rmqd::store::config_files::TopicConfigSerializeWrapper,
+    >(&topics)
+    .is_ok());
+    assert!(rmqd::broker::metadata::offsets::parse_offset_table(
+        std::str::from_utf8(&files[2]).unwrap()
+    )
+    .is_ok());
+    assert!(matches!(
+        rmqd::store::commitlog::record::decode(&files[6], true),
+        Ok(rmqd::store::commitlog::record::Decoded::Record(_))
+    ));
+}
+
+#[test]
+fn chunked_reads_of_seed_frames_take_whole_frames() {
+    // All seed frames back to back, arriving 1, 2, 7, 64 and 256 bytes at a time: the reader's
+    // loop (announced length, then decode) agrees with the decoder at every step.
+    let stream: Vec<u8> = frame_seeds().concat();
+    for chunk in [0u8, 1, 6, 63, 255] {
+        let mut input = vec![chunk];
+        input.extend_from_slice(&stream);
+        read_frames_in_chunks(&input);
+    }
 }

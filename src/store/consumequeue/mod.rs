@@ -260,7 +260,15 @@ impl ConsumeQueue {
         if unit.end() <= self.max_physic_offset() {
             return Ok(());
         }
-        let expect = queue_offset * CQ_UNIT_SIZE as i64;
+        // A record's queue offset is not covered by its CRC: one a damaged file gives may be
+        // negative or past any position a file can hold. Such a unit is dropped, not written.
+        let Some(expect) = queue_offset
+            .checked_mul(CQ_UNIT_SIZE as i64)
+            .filter(|_| queue_offset >= 0)
+        else {
+            tracing::error!(topic = %self.topic, queue = self.queue_id, queue_offset, phy = unit.phy_offset, "queue offset out of range; unit not written");
+            return Ok(());
+        };
         if self.queue.is_empty() && expect > 0 {
             self.fill_pre_blank(expect)?;
         }
@@ -476,6 +484,24 @@ mod tests {
             CqUnit::decode(&on_disk[40..60]).map(|u| u.phy_offset),
             Some(200)
         );
+    }
+
+    #[test]
+    fn a_unit_whose_queue_offset_no_file_can_hold_is_dropped() {
+        // found by the store_recovery fuzz target: a damaged record's queue offset overflowed
+        // `queue_offset * 20` (a panic in a debug build, a wrapped position in release)
+        let dir = tempfile::tempdir().unwrap();
+        let q = ConsumeQueue::new("T", 0, dir.path(), 20 * 10);
+        for (i, bad) in [i64::MAX / 4, -1, i64::MIN].into_iter().enumerate() {
+            let u = CqUnit {
+                phy_offset: 100 * i as i64,
+                size: 100,
+                tags_code: 0,
+            };
+            q.put_unit(u, bad, 1).unwrap();
+        }
+        assert_eq!(q.max_offset_in_queue(), 0);
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
     }
 
     #[test]
