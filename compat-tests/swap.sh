@@ -140,7 +140,9 @@ lock_case() {
   local dir="$RUN_DIR/swap/$id-$CUR_BROKER" rid="${RID}${id//-/}${CUR_BROKER:0:1}" iport=$((JAVA_BROKER_PORT + 50))
   mkdir -p "$dir/intruder"; swap_conf "$dir" ASYNC_FLUSH
   # the same file with its own port and broker name (so a refused intruder cannot disturb the holder's route)
-  sed -e "s/^listenPort=.*/listenPort=$iport/" -e "s/^brokerName=.*/brokerName=intruder/" "$dir/broker.conf" > "$dir/intruder/broker.conf"
+  # (and its own metrics port: the Java broker binds it before it tries the lock)
+  sed -e "s/^listenPort=.*/listenPort=$iport/" -e "s/^brokerName=.*/brokerName=intruder/" \
+    -e "s/^metricsPromExporterPort=.*/metricsPromExporterPort=$((iport + 3))/" "$dir/broker.conf" > "$dir/intruder/broker.conf"
   local from; from=$(wc -l < "$RESULTS")
   log "lock $id ($CUR_BROKER column): $holder holds the store, $intruder starts on it"
   if ! start_broker "$holder" "$dir/broker.conf"; then

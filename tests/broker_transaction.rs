@@ -609,3 +609,58 @@ async fn reply_topic_exists_at_start_as_a_system_topic() {
     .unwrap();
     broker.shutdown().await;
 }
+
+/// `rocketmq_half_messages` follows the half messages of a topic (two stored, one committed, one
+/// rolled back) and `rocketmq_finish_message_latency` counts the commit, as Java's
+/// TransactionMetrics and EndTransactionProcessor record them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_message_metrics_follow_commit_and_rollback() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let keys = [
+        ("metricsExporterType", "PROM"),
+        ("metricsPromExporterHost", "127.0.0.1"),
+        ("metricsPromExporterPort", "0"),
+    ];
+    let broker = start(dir.path(), &keys).await;
+    let (addr, metrics) = (broker.local_addr(), broker.metrics_addr().unwrap());
+    tokio::task::spawn_blocking(move || {
+        let scrape = || {
+            // scrapes within a second share one render
+            std::thread::sleep(Duration::from_millis(1100));
+            let mut s = std::net::TcpStream::connect(metrics).unwrap();
+            write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).unwrap();
+            out
+        };
+        let sample = |text: &str, name: &str| -> Option<f64> {
+            text.lines()
+                .find(|l| l.starts_with(&format!("{name}{{")) && l.contains("topic=\"TXM\""))
+                .map(|l| l.rsplitn(3, ' ').nth(1).unwrap().parse().unwrap())
+        };
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "TXM", 1);
+        send_half(&mut c, "TXM", 0, "U-M1");
+        send_half(&mut c, "TXM", 0, "U-M2");
+        let text = scrape();
+        assert_eq!(sample(&text, "rocketmq_half_messages"), Some(2.0));
+        let half = pull(&mut c, HALF, 0, 0, Duration::from_secs(5));
+        assert_eq!(half.len(), 2);
+        let r = end_transaction(&mut c, "PG", 0, half[0].phys_offset, 8, false);
+        assert_eq!(r.code, 0, "commit: {:?}", r.remark);
+        let r = end_transaction(&mut c, "PG", 1, half[1].phys_offset, 12, false);
+        assert_eq!(r.code, 0, "rollback: {:?}", r.remark);
+        let text = scrape();
+        assert_eq!(sample(&text, "rocketmq_half_messages"), Some(0.0));
+        assert_eq!(sample(&text, "rocketmq_commit_messages_total"), Some(1.0));
+        assert_eq!(sample(&text, "rocketmq_rollback_messages_total"), Some(1.0));
+        assert_eq!(
+            sample(&text, "rocketmq_finish_message_latency_milliseconds_count"),
+            Some(1.0)
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

@@ -57,7 +57,9 @@ impl RequestHandler for BrokerHandler {
         };
         // Java records whole milliseconds; a code with no processor gets no series (a client
         // cycling through numbers must not grow the table)
-        if let Some(code) = RequestCode::from_code(request.code) {
+        // Java records an answer it writes (writeResponse); a request answered with nothing
+        // (its processor returned null) has no series
+        if let (Some(code), true) = (RequestCode::from_code(request.code), response.is_some()) {
             let ms = started.elapsed().as_millis() as u64;
             self.ctx.metrics.rpc(key, ms * 1000);
             let success = response_code == Some(ResponseCode::SUCCESS.code());

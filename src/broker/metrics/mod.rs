@@ -100,7 +100,17 @@ struct TopicCounters {
     dlq: DashMap<String, Arc<AtomicU64>>,
     commit: AtomicU64,
     rollback: AtomicU64,
+    /// Half messages stored and not yet committed, rolled back or discarded (Java's
+    /// TransactionMetrics, counted here since start); `half_seen` once the topic had one.
+    half: std::sync::atomic::AtomicI64,
+    half_seen: std::sync::atomic::AtomicBool,
+    /// Commit time − born time of committed half messages, in seconds (Java records seconds
+    /// under its `ms` unit).
+    finish_latency: Histogram,
 }
+
+/// Java's `commitLatencyBuckets` (s).
+pub const FINISH_LATENCY_BUCKETS: &[f64] = &[5.0, 60.0, 600.0, 3600.0, 43200.0, 86400.0];
 
 impl TopicCounters {
     fn new() -> Self {
@@ -114,6 +124,9 @@ impl TopicCounters {
             dlq: DashMap::new(),
             commit: AtomicU64::new(0),
             rollback: AtomicU64::new(0),
+            half: std::sync::atomic::AtomicI64::new(0),
+            half_seen: std::sync::atomic::AtomicBool::new(false),
+            finish_latency: Histogram::new(FINISH_LATENCY_BUCKETS, 1.0),
         }
     }
 }
@@ -266,12 +279,35 @@ impl BrokerMetrics {
     }
 
     /// An END_TRANSACTION committed (`true`) or rolled back a half message of `topic`.
-    pub fn transaction_finished(&self, topic: &str, commit: bool) {
+    /// An END_TRANSACTION committed (with the half message's born time) or rolled back a half
+    /// message of `topic`.
+    pub fn transaction_finished(&self, topic: &str, commit: Option<i64>) {
         if !self.enabled {
             return;
         }
         let t = self.topic(topic);
-        if commit { &t.commit } else { &t.rollback }.fetch_add(1, Ordering::Relaxed);
+        t.half.fetch_sub(1, Ordering::Relaxed);
+        t.half_seen.store(true, Ordering::Relaxed);
+        match commit {
+            Some(born_ms) => {
+                t.commit.fetch_add(1, Ordering::Relaxed);
+                let secs = (crate::broker::now_millis() - born_ms).max(0) / 1000;
+                t.finish_latency.record(secs as u64);
+            }
+            None => {
+                t.rollback.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// A half message of `topic` was stored (`+1`) or discarded after too many checks (`-1`).
+    pub fn half_messages(&self, topic: &str, delta: i64) {
+        if !self.enabled {
+            return;
+        }
+        let t = self.topic(topic);
+        t.half.fetch_add(delta, Ordering::Relaxed);
+        t.half_seen.store(true, Ordering::Relaxed);
     }
 
     /// A request answered (or failed) after `micros`.

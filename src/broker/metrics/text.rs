@@ -320,6 +320,8 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
     let mut dlq = Vec::new();
     let mut commit = Vec::new();
     let mut rollback = Vec::new();
+    let mut half = Vec::new();
+    let mut finish: Vec<(Labels, &Histogram)> = Vec::new();
     let topics: Vec<(String, std::sync::Arc<super::TopicCounters>)> = m
         .topics
         .iter()
@@ -359,6 +361,13 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
             ];
             dlq.push((l, d.load(Ordering::Relaxed) as f64));
         }
+        if t.half_seen.load(Ordering::Relaxed) {
+            let n = t.half.load(Ordering::Relaxed);
+            half.push((vec![("topic", topic.clone())], n as f64));
+        }
+        if t.finish_latency.snapshot().2 > 0 {
+            finish.push((vec![("topic", topic.clone())], &t.finish_latency));
+        }
         for (count, into) in [(&t.commit, &mut commit), (&t.rollback, &mut rollback)] {
             let n = count.load(Ordering::Relaxed);
             if n > 0 {
@@ -379,6 +388,13 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
     e.counter("rocketmq_send_to_dlq_messages_total", &dlq);
     e.counter("rocketmq_commit_messages_total", &commit);
     e.counter("rocketmq_rollback_messages_total", &rollback);
+    e.gauge("rocketmq_half_messages", "", &half);
+    e.histogram(
+        "rocketmq_finish_message_latency",
+        "_milliseconds",
+        "Transaction finish latency",
+        &finish,
+    );
 
     let rpc: Vec<(RpcKey, std::sync::Arc<Histogram>)> = m
         .rpc

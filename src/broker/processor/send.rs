@@ -61,6 +61,10 @@ async fn check_and_put(
         let (msg, uniq_key) = put::send_message(ctx, request, &header, &target)?;
         let result = ctx.store.put_message(&msg).wait().await;
         count_put(ctx, &msg.topic, &result, Some(ty));
+        if ty == MessageType::Transaction && result.is_ok() {
+            // a half message stored for `header.topic` (Java's TransactionMetrics +1)
+            ctx.metrics.half_messages(&header.topic, 1);
+        }
         (result, Some(uniq_key))
     };
     Ok(put_result_response(

@@ -40,6 +40,8 @@ pub(super) fn resolve_discard_msg(ctx: &BrokerContext, msg: &StoredMessage) {
     let result = ctx.store.put_message(&input).wait_blocking();
     if !result.is_ok() {
         tracing::error!(status = ?result.status, "put to TRANS_CHECK_MAX_TIME_TOPIC failed");
+    } else if let Some(real) = msg.props.get(PROPERTY_REAL_TOPIC) {
+        ctx.metrics.half_messages(real, -1);
     }
 }
 
