@@ -637,7 +637,7 @@ async fn half_message_metrics_follow_commit_and_rollback() {
         let sample = |text: &str, name: &str| -> Option<f64> {
             text.lines()
                 .find(|l| l.starts_with(&format!("{name}{{")) && l.contains("topic=\"TXM\""))
-                .map(|l| l.rsplitn(3, ' ').nth(1).unwrap().parse().unwrap())
+                .map(|l| l.rsplit(' ').nth(1).unwrap().parse().unwrap())
         };
         let mut c = RawClient::connect(addr);
         create_topic(&mut c, "TXM", 1);
