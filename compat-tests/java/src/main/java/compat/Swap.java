@@ -446,6 +446,15 @@ final class Swap {
             Main.check(r.getSendStatus() == SendStatus.SEND_OK && r.getQueueOffset() == 0,
                 "first message of empty queue " + q + " got offset " + r.getQueueOffset());
         }
+        // a send is acknowledged before its consume queue has it (dispatch follows, as Java's
+        // reput does): readAll reads up to maxOffset, so wait until each queue shows its message
+        for (int q = 0; q < 3; q++) {
+            MessageQueue mq = new MessageQueue(te, c.brokerName, q);
+            long until = System.currentTimeMillis() + 10_000;
+            while (c.admin().maxOffset(mq) < 1 && System.currentTimeMillis() < until) {
+                Thread.sleep(20);
+            }
+        }
         Map<String, String> firsts = readAll(c, te, 3);
         Main.check(firsts.size() == 3, "the empty topic's first messages: read back " + firsts.size() + " of 3");
         String pending = "";
