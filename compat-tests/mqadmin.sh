@@ -80,9 +80,10 @@ mqadmin_suite() {
   # -a prints a topic only when VIEW_BROKER_STATS_DATA (315) counted messages in (or out) for it;
   # the line's InMsg24Hour column must be non-zero. A fresh send first: Java's minute window holds
   # a put from the 10 s sample after it for 60 s, and its hour window only from the next 10-minute
-  # tick, so the helper's sends of minutes ago may show nowhere (a Java run failed so)
+  # tick, so the helper's sends of minutes ago may show nowhere (a Java run failed so). Java samples
+  # every 10 s: three tries (~20 s) cover one sample after the send
   mqadmin sendMessage -t "$T" -p "statsAll probe" > "$MQA_OUT/M24b-send.out" 2>&1
-  MQA_TRIES=6 mqa_check M24b "^$T +$G +[0-9]+ +[0-9.]+ +[0-9.]+ +[1-9][0-9]* +[0-9]+" statsAll -a -t "$T"
+  MQA_TRIES=3 mqa_check M24b "^$T +$G +[0-9]+ +[0-9.]+ +[0-9.]+ +[1-9][0-9]* +[0-9]+" statsAll -a -t "$T"
   mqa_check M25 "^commitLogDirCapacity +: Total : [0-9.]+ [KMGTPE]?i?B, Free : " brokerStatus -b "$A"
   # GET_ALL_PRODUCER_INFO (328): the helper's producer, by group
   mqa_check M26 "^producer group \($P\) instance : clientId=[^,]+,remoteIP=/127\.0\.0\.1:[0-9]+, language=JAVA, version=[0-9]+, lastUpdateTimestamp=[0-9]+" producer -b "$A"
