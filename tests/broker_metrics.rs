@@ -128,11 +128,14 @@ async fn scraped_values_agree_with_the_workload() {
         }
         let sent = 8.0;
         // pull 8 as the group, commit 5
-        let mut p = support::pull_request(TOPIC, 0, 0);
-        p.ext_mut().insert("consumerGroup", GROUP);
-        let r = c.call_past_requests(&p);
-        assert_eq!(r.code, 0);
-        let pulled = support::records(&r.body.to_bytes()).len() as f64;
+        let mut pulled = 0.0;
+        while pulled < sent {
+            let mut p = support::pull_request(TOPIC, 0, pulled as i64);
+            p.ext_mut().insert("consumerGroup", GROUP);
+            let r = support::pull_dispatched(&mut c, &p);
+            assert_eq!(r.code, 0, "pull at {pulled}: {:?}", r.remark);
+            pulled += support::records(&r.body.to_bytes()).len() as f64;
+        }
         assert_eq!(pulled, sent);
         let r = c.call_past_requests(&req(
             RequestCode::UPDATE_CONSUMER_OFFSET,

@@ -213,15 +213,10 @@ async fn runtime_info_and_stats_items_count_the_workload() {
         // after may find nothing yet
         let mut pulled = 0;
         let mut offset = 0i64;
-        let dispatched_by = Instant::now() + Duration::from_secs(5);
         while pulled < sent {
             let mut p = support::pull_request("STATS_T", 0, offset);
             p.ext_mut().insert("consumerGroup", "SG");
-            let r = c.call(&p);
-            if r.code == ResponseCode::PULL_NOT_FOUND.code() && Instant::now() < dispatched_by {
-                std::thread::sleep(Duration::from_millis(20));
-                continue;
-            }
+            let r = support::pull_dispatched(&mut c, &p);
             assert_eq!(r.code, 0, "pull: {:?}", r.remark);
             let recs = support::records(&r.body.to_bytes());
             pulled += recs.len() as i64;

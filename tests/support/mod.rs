@@ -216,6 +216,22 @@ pub fn pull_request(topic: &str, queue: i32, offset: i64) -> RemotingCommand {
     )
 }
 
+/// Sends PULL_MESSAGE `cmd` and returns its answer, sending it again while the answer is
+/// PULL_NOT_FOUND for up to 5 s: a put is acknowledged before its consume-queue entry is
+/// dispatched (as Java's reput does it), so a pull right after the sends may find nothing yet.
+pub fn pull_dispatched(c: &mut RawClient, cmd: &RemotingCommand) -> RemotingCommand {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let r = c.call_past_requests(cmd);
+        if r.code != rmqd::remoting::ResponseCode::PULL_NOT_FOUND.code()
+            || std::time::Instant::now() > deadline
+        {
+            return r;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// One stored record of a pull/query body (store-format.md §2.1).
 #[derive(Debug, Clone)]
 pub struct Record {
