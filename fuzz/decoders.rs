@@ -47,11 +47,23 @@ pub const HEADER_KEYS: &[&str] = &[
     "heartbeatTimeoutMillis", "heartbeatTimeoutMills", "masterAddr", "namespace", "value",
     // Appended, so that the selectors of a kept corpus keep their keys: VIEW_BROKER_STATS_DATA.
     "statsName", "statsKey",
+    // Appended: the POP headers.
+    "invisibleTime", "pollTime", "bornTime", "initMode", "expType", "exp", "attemptId",
+    "extraInfo", "liteTopic", "popTime", "reviveQid", "restNum", "startOffsetInfo",
+    "msgOffsetInfo", "orderCountInfo",
 ];
 
 /// Reads `ext` with every typed header.
 pub fn decode_all_headers(ext: &ExtFields) {
     let _ = CheckTransactionStateRequestHeader::read_from(ext);
+    let _ = ack_message::AckMessageRequestHeader::read_from(ext);
+    let _ = ack_message::ChangeInvisibleTimeRequestHeader::read_from(ext);
+    let _ = ack_message::ChangeInvisibleTimeResponseHeader::read_from(ext);
+    let _ = pop_message::PopMessageRequestHeader::read_from(ext);
+    let _ = pop_message::PopMessageResponseHeader::read_from(ext);
+    if let Some(extra) = ext.get("extraInfo") {
+        let _ = rmqd::broker::pop::records::Receipt::parse(extra);
+    }
     let _ = ConsumeMessageDirectlyResultRequestHeader::read_from(ext);
     let _ = ConsumerSendMsgBackRequestHeader::read_from(ext);
     let _ = CreateTopicRequestHeader::read_from(ext);
@@ -128,6 +140,14 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = TopicStatsTable::decode(body);
     let _ = GetConsumerListByGroupResponseBody::decode(body);
     let _ = LockBatchRequestBody::decode(body);
+    let _ = pop::QueryAssignmentRequestBody::decode(body);
+    let _ = pop::QueryAssignmentResponseBody::decode(body);
+    let _ = pop::SetMessageRequestModeRequestBody::decode(body);
+    if let Ok(b) = pop::BatchAckMessageRequestBody::decode(body) {
+        b.acks.iter().for_each(|a| drop(a.offsets()));
+    }
+    let _ = fastjson::from_slice::<rmqd::broker::pop::records::PopCheckPoint>(body);
+    let _ = fastjson::from_slice::<rmqd::broker::pop::records::AckMsg>(body);
     let _ = LockBatchResponseBody::decode(body);
     let _ = UnlockBatchRequestBody::decode(body);
     let _ = QueryConsumeQueueResponseBody::decode(body);

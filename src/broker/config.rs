@@ -172,6 +172,29 @@ config_table! {
         "transactionCheckInterval" transaction_check_interval: u64 = 30_000;
         /// Store replies in `<cluster>_REPLY_TOPIC` as well as pushing them (Java default true).
         "storeReplyMessageEnable" store_reply_message_enable: bool = true;
+        /// Queues of the revive topic `rmq_sys_REVIVE_LOG_<cluster>`, where POP checkpoints and
+        /// acks are kept (8). Receipts name a queue: keep it when a store changes brokers.
+        "reviveQueueNum" revive_queue_num: i32 = 8;
+        /// ms between two scans of a revive queue (1 000).
+        "reviveInterval" revive_interval: u64 = 1_000;
+        /// Pop retry topics named `%RETRY%<group>+<topic>` instead of `%RETRY%<group>_<topic>`
+        /// (false).
+        "enableRetryTopicV2" enable_retry_topic_v2: bool = false;
+        /// With V2 retry topics, also pop from the V1 one (true).
+        "retrieveMessageFromPopRetryTopicV1" retrieve_message_from_pop_retry_topic_v1: bool = true;
+        /// Percent of pops that read the retry topic first (20).
+        "popFromRetryProbability" pop_from_retry_probability: i32 = 20;
+        /// The request mode of a (topic, group) nobody set: PULL or POP (PULL).
+        "defaultMessageRequestMode" default_message_request_mode: String = "PULL".into();
+        /// `popShareQueueNum` of a (topic, group) nobody set when the default mode is POP (-1).
+        "defaultPopShareQueueNum" default_pop_share_queue_num: i32 = -1;
+        /// Held POP requests per (topic, group, queue) (1 024); more are answered POLLING_FULL.
+        "popPollingSize" pop_polling_size: usize = 1_024;
+        /// Held POP requests in all (100 000).
+        "maxPopPollingSize" max_pop_polling_size: usize = 100_000;
+        /// Assign queues on the broker (QUERY_ASSIGNMENT) by the load-balancing strategy; false:
+        /// every client gets every queue (true).
+        "serverLoadBalancerEnable" server_load_balancer_enable: bool = true;
         /// Connections the kernel queues before they are accepted (Java's NettyServerConfig, 1024).
         "serverSocketBacklog" server_socket_backlog: i32 = 1024;
         /// s of silence after which a connection is closed (120).
@@ -341,7 +364,10 @@ mod tests {
             registerNameServerPeriod flushConsumerOffsetInterval longPollingEnable \
             shortPollingTimeMills enablePropertyFilter useServerSideResetOffset traceTopicEnable \
             regionId traceOn rejectTransactionMessage transactionTimeOut transactionCheckMax \
-            transactionCheckInterval storeReplyMessageEnable serverSocketBacklog \
+            transactionCheckInterval storeReplyMessageEnable reviveQueueNum reviveInterval \
+            enableRetryTopicV2 retrieveMessageFromPopRetryTopicV1 popFromRetryProbability \
+            defaultMessageRequestMode defaultPopShareQueueNum popPollingSize maxPopPollingSize \
+            serverLoadBalancerEnable serverSocketBacklog \
             serverChannelMaxIdleTimeSeconds metricsExporterType metricsPromExporterPort \
             metricsPromExporterHost metricsLabel";
         assert_eq!(keys, expected.split_whitespace().collect::<Vec<_>>());

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::error::BrokerError;
 use super::processor::{
-    admin_broker, admin_group, admin_topic, client_manage, consumer_manage, consumer_send_msg_back,
-    end_transaction, lock_batch, pull, query, reply_message, respond, send, ProcessorResult,
+    ack_message, admin_broker, admin_group, admin_topic, client_manage, consumer_manage,
+    consumer_send_msg_back, end_transaction, lock_batch, pop_message, pull, query,
+    query_assignment, reply_message, respond, send, ProcessorResult,
 };
 use super::BrokerContext;
 use crate::remoting::RequestCode::{self, *};
@@ -139,6 +140,13 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         QUERY_CONSUME_QUEUE => admin_broker::query_consume_queue(ctx, c, r),
         VIEW_BROKER_STATS_DATA => admin_broker::view_broker_stats_data(ctx, c, r),
         GET_ALL_PRODUCER_INFO => admin_broker::get_all_producer_info(ctx, c, r),
+        POP_MESSAGE => pop_message::pop_message(ctx, c, r).await,
+        ACK_MESSAGE => ack_message::ack_message(ctx, c, r).await,
+        BATCH_ACK_MESSAGE => ack_message::batch_ack_message(ctx, c, r).await,
+        CHANGE_MESSAGE_INVISIBLETIME => ack_message::change_invisible_time(ctx, c, r).await,
+        QUERY_ASSIGNMENT => query_assignment::query_assignment(ctx, c, r),
+        SET_MESSAGE_REQUEST_MODE => query_assignment::set_message_request_mode(ctx, c, r),
+        GET_ALL_MESSAGE_REQUEST_MODE => query_assignment::get_all_message_request_mode(ctx, c, r),
         // Not served (REQUEST_CODE_NOT_SUPPORTED). Sent by the broker to clients, not served:
         CHECK_TRANSACTION_STATE | NOTIFY_CONSUMER_IDS_CHANGED | RESET_CONSUMER_CLIENT_OFFSET
         | GET_CONSUMER_STATUS_FROM_CLIENT | PUSH_REPLY_MESSAGE_TO_CLIENT
@@ -150,10 +158,9 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         | DELETE_TOPIC_IN_NAMESRV | REGISTER_TOPIC_IN_NAMESRV | GET_TOPICS_BY_CLUSTER
         | GET_SYSTEM_TOPIC_LIST_FROM_NS | GET_UNIT_TOPIC_LIST | GET_HAS_UNIT_SUB_TOPIC_LIST
         | GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST | UPDATE_NAMESRV_CONFIG | GET_NAMESRV_CONFIG
-        // POP consumption and message request modes.
-        | POP_MESSAGE | ACK_MESSAGE | BATCH_ACK_MESSAGE | PEEK_MESSAGE
-        | CHANGE_MESSAGE_INVISIBLETIME | NOTIFICATION | POLLING_INFO | POP_ROLLBACK
-        | QUERY_ASSIGNMENT | SET_MESSAGE_REQUEST_MODE | GET_ALL_MESSAGE_REQUEST_MODE
+        // POP: peeking, notification and polling info (no client sends them but the proxy's
+        // notification), the KV pop store's rollback (rmqd keeps POP state in the revive topic).
+        | PEEK_MESSAGE | NOTIFICATION | POLLING_INFO | POP_ROLLBACK
         // ACL and authentication.
         | UPDATE_AND_CREATE_ACL_CONFIG | DELETE_ACL_CONFIG | GET_BROKER_CLUSTER_ACL_INFO
         | UPDATE_GLOBAL_WHITE_ADDRS_CONFIG | AUTH_CREATE_USER | AUTH_UPDATE_USER | AUTH_DELETE_USER

@@ -9,6 +9,7 @@ pub mod metadata;
 pub mod metrics;
 pub mod namesrv_registration;
 pub mod periodic;
+pub mod pop;
 pub mod processor;
 pub mod put;
 pub mod rebalance_lock;
@@ -58,6 +59,8 @@ pub struct BrokerContext {
     pub offsets: ConsumerOffsetManager,
     pub clients: ClientRegistry,
     pub pull_hold: PullRequestHoldService,
+    /// POP consumption: queue locks, held POP requests, request modes.
+    pub pop: pop::PopService,
     pub locks: RebalanceLockManager,
     pub schedule: Arc<ScheduleMessageService>,
     pub timer: Arc<TimerMessageService>,
@@ -223,6 +226,9 @@ impl BrokerController {
             config.auto_create_subscription_group,
         )?;
         let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
+        let pop = pop::PopService::new(pop::request_mode::MessageRequestModeManager::load(
+            paths.config_dir().join("messageRequestMode.json"),
+        ));
         let schedule = Arc::new(ScheduleMessageService::load(store.clone())?);
         let timer = Arc::new(TimerMessageService::load(store.clone())?);
         let locks =
@@ -240,6 +246,7 @@ impl BrokerController {
             offsets,
             clients: ClientRegistry::new(),
             pull_hold: PullRequestHoldService::new(),
+            pop,
             locks,
             schedule,
             timer,
@@ -255,6 +262,7 @@ impl BrokerController {
                 if let Some(ctx) = weak.upgrade() {
                     ctx.pull_hold
                         .notify_arrival(arrival.topic, arrival.queue_id);
+                    ctx.pop.notify_arrival(arrival.topic, arrival.queue_id);
                 }
             }));
         let weak = Arc::downgrade(&ctx);
@@ -368,7 +376,9 @@ impl BrokerController {
         let c = &ctx.config;
         let offsets_every = Duration::from_millis(c.flush_consumer_offset_interval.max(100));
         let expiry = Duration::from_millis(c.channel_not_active_interval.max(1_000));
-        let (a, b, d) = (ctx.clone(), ctx.clone(), ctx.clone());
+        let (a, b, d, e) = (ctx.clone(), ctx.clone(), ctx.clone(), ctx.clone());
+        let revive_every = Duration::from_millis(c.revive_interval.max(100));
+        let mut reviver = pop::revive::Reviver::new(c.revive_queue_num);
         vec![
             PeriodicService::start(
                 "consumer-offset-persist",
@@ -389,6 +399,7 @@ impl BrokerController {
                 move || {
                     b.clients.scan_not_active(expiry);
                     b.pull_hold.prune();
+                    b.pop.prune();
                 },
             ),
             PeriodicService::start(
@@ -400,6 +411,13 @@ impl BrokerController {
                     d.store.sample_stats();
                     d.stats.sample();
                 },
+            ),
+            PeriodicService::start(
+                "pop-revive",
+                revive_every,
+                revive_every,
+                TickOn::BlockingPool,
+                move || reviver.tick(&e),
             ),
         ]
     }
@@ -424,6 +442,7 @@ impl BrokerController {
             r.stop().await;
         }
         self.ctx.pull_hold.close();
+        self.ctx.pop.hold.close();
         match &self.fast_server {
             Some(fast) => {
                 tokio::join!(

@@ -353,6 +353,21 @@ impl TimerMessageService {
         }
     }
 
+    /// Java's `getEnqueueBehind() <= 0 && getDequeueBehind() <= 0`: every timer stored has been
+    /// read, and none is due but undelivered (the POP revive service waits for this before it
+    /// takes "now" as the time its revive queue has reached).
+    pub fn caught_up(&self, now: i64) -> bool {
+        let max = self.store.max_offset_in_queue(TIMER_TOPIC, 0).max(0);
+        let precision = self.store.config().timer_precision_ms.max(1);
+        let st = self.state.lock();
+        st.read_offset >= max
+            && st
+                .pending
+                .keys()
+                .next()
+                .is_none_or(|k| k.0 + precision > now)
+    }
+
     pub fn pending(&self) -> usize {
         self.state.lock().pending.len()
     }

@@ -196,8 +196,8 @@ fn system_topics(c: &BrokerConfig) -> Vec<TopicConfig> {
     ));
     v.push(TopicConfig::new(
         &format!("rmq_sys_REVIVE_LOG_{}", c.broker_cluster_name),
-        8,
-        8,
+        c.revive_queue_num,
+        c.revive_queue_num,
         rw,
     ));
     v.push(TopicConfig::new(

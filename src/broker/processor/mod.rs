@@ -1,5 +1,6 @@
 //! One processor file per concern, one function per RequestCode (called from `dispatch.rs`).
 
+pub mod ack_message;
 pub mod admin_broker;
 pub mod admin_group;
 pub mod admin_topic;
@@ -8,8 +9,10 @@ pub mod consumer_manage;
 pub mod consumer_send_msg_back;
 pub mod end_transaction;
 pub mod lock_batch;
+pub mod pop_message;
 pub mod pull;
 pub mod query;
+pub mod query_assignment;
 pub mod reply_message;
 pub mod send;
 

@@ -183,7 +183,7 @@ fn sql_filter(
 }
 
 /// The two-stage filter of one pull (Java `ExpressionMessageFilter`).
-enum PullFilter {
+pub(crate) enum PullFilter {
     /// TAG: the tag code in the consume queue. The client re-checks the tag string, so the
     /// commit-log stage passes everything.
     Tags(TagFilter),
@@ -194,7 +194,7 @@ enum PullFilter {
 
 impl PullFilter {
     /// False for `*`: the store is then read without a filter.
-    fn filters_anything(&self) -> bool {
+    pub(crate) fn filters_anything(&self) -> bool {
         !matches!(self, PullFilter::Tags(t) if t.all)
     }
 }

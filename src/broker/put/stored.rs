@@ -187,3 +187,73 @@ pub fn transaction_op(
     }
     .with_raw_properties(op_properties())
 }
+
+/// A POP checkpoint or ack record for revive queue `revive_qid` (Java `buildCkMsg` / the ack
+/// processor's message): tag `tag`, the JSON `body`, UNIQ_KEY `uniq_key`, TIMER_DELIVER_MS
+/// `deliver_ms`, so that it reaches the revive queue through the timer when that time is ahead.
+pub fn pop_revive_record(
+    ctx: &BrokerContext,
+    revive_qid: i32,
+    tag: &str,
+    body: String,
+    uniq_key: String,
+    deliver_ms: i64,
+) -> Result<MessageInput, BrokerError> {
+    use crate::broker::timer_message_service::transform_timer;
+    use crate::common::message::{
+        PROPERTY_TAGS, PROPERTY_TIMER_DELIVER_MS, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+    };
+    let now = crate::broker::now_millis();
+    let mut props = Properties::default();
+    props.insert(PROPERTY_TAGS, tag);
+    props.insert(PROPERTY_TIMER_DELIVER_MS, deliver_ms.to_string());
+    props.insert(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX, uniq_key);
+    let mut msg = Draft {
+        topic: crate::common::topic::REVIVE_LOG_PREFIX.to_string()
+            + &ctx.config.broker_cluster_name,
+        queue_id: revive_qid,
+        flag: 0,
+        sys_flag: 0,
+        body: Bytes::from(body),
+        born_timestamp: now,
+        born_host: ctx.store_host,
+        store_host: ctx.store_host,
+        reconsume_times: 0,
+        prepared_transaction_offset: 0,
+    };
+    match transform_timer(
+        &mut props,
+        &msg.topic,
+        revive_qid,
+        0,
+        now,
+        ctx.store.config(),
+    ) {
+        Ok(Some(moved)) => (msg.topic, msg.queue_id) = moved,
+        Ok(None) => {}
+        Err(refusal) => return Err(BrokerError::system(refusal.remark())),
+    }
+    Ok(msg.with_properties(&props))
+}
+
+/// Java `PopReviveService.reviveRetry`: a popped message nobody acknowledged, put to queue 0 of
+/// `retry_topic` with one more reconsume time and `1ST_POP_TIME` (the checkpoint's pop time)
+/// when it is the first retry; every original property kept.
+pub fn pop_retry(
+    rec: &RecordView<'_>,
+    retry_topic: &str,
+    pop_time: i64,
+    store_host: SocketAddr,
+) -> MessageInput {
+    use crate::common::message::PROPERTY_FIRST_POP_TIME;
+    let mut props = Properties::decode_bytes(rec.properties);
+    if rec.reconsume_times == 0 || !props.contains(PROPERTY_FIRST_POP_TIME) {
+        props.insert(PROPERTY_FIRST_POP_TIME, pop_time.to_string());
+    }
+    let mut msg = Draft::from_record(rec, store_host);
+    msg.topic = retry_topic.to_string();
+    msg.queue_id = 0;
+    msg.born_host = store_host;
+    msg.reconsume_times = rec.reconsume_times + 1;
+    msg.with_properties(&props)
+}

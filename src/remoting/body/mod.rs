@@ -17,6 +17,7 @@ pub mod group_list;
 pub mod heartbeat;
 pub mod kv_table;
 pub mod lock_batch;
+pub mod pop;
 pub mod properties_text;
 pub mod query_consume_queue;
 pub mod register_broker;

@@ -2,6 +2,7 @@
 //! value a string; integers in decimal; booleans `"true"`/`"false"` (anything else reads as false);
 //! absent fields stay `None`. Reading is lenient (surrounding whitespace, `+`), writing is exact.
 
+pub mod ack_message;
 pub mod check_transaction_state;
 pub mod consume_message_directly;
 pub mod consumer_send_msg_back;
@@ -24,6 +25,7 @@ pub mod get_topic_config;
 pub mod get_topic_stats_info;
 pub mod namesrv;
 pub mod notify_consumer_ids_changed;
+pub mod pop_message;
 pub mod pull_message;
 pub mod query_consume_queue;
 pub mod query_consumer_offset;

@@ -1,0 +1,81 @@
+//! POP consumption (RocketMQ 5.x): the broker hands out messages and keeps each one invisible
+//! until it is acknowledged or its invisible time passes. State lives where the Java broker keeps
+//! it, so a store moves between the two with pops in flight: every pop writes a checkpoint (CK)
+//! and every ack an ack record to the revive topic `rmq_sys_REVIVE_LOG_<cluster>` (through the
+//! timer when their time is ahead), the group's consumer offset moves past what was popped, and
+//! the revive service (`revive.rs`) pairs CKs with acks once their time has come and puts what
+//! nobody acknowledged into the pop retry topic `%RETRY%<group>_<topic>`, from which later pops
+//! read. Request modes (who pops) are in `config/messageRequestMode.json`.
+//!
+//! Memory only, as in Java: the per-queue pop locks, held POP requests and the CK counter.
+
+pub mod records;
+pub mod request_mode;
+pub mod revive;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use dashmap::DashMap;
+
+use crate::broker::long_polling::PullRequestHoldService;
+use request_mode::MessageRequestModeManager;
+
+pub struct PopService {
+    /// Java `ckMessageNumber`: picks the revive queue of each pop.
+    ck_counter: AtomicU64,
+    /// `topic@group@queueId` → held by a pop reading that queue now (Java `QueueLockManager`).
+    locks: DashMap<String, Arc<AtomicBool>>,
+    /// POP requests waiting for messages, by (topic, queueId), -1 for "every queue".
+    pub hold: PullRequestHoldService,
+    pub modes: MessageRequestModeManager,
+}
+
+/// A queue's pop lock, released on drop.
+pub struct QueueLock(Arc<AtomicBool>);
+
+impl Drop for QueueLock {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+impl PopService {
+    pub fn new(modes: MessageRequestModeManager) -> Self {
+        Self {
+            ck_counter: AtomicU64::new(0),
+            locks: DashMap::new(),
+            hold: PullRequestHoldService::new(),
+            modes,
+        }
+    }
+
+    /// The revive queue of the next pop.
+    pub fn next_revive_qid(&self, revive_queue_num: i32) -> i32 {
+        let n = self.ck_counter.fetch_add(1, Ordering::Relaxed);
+        (n % revive_queue_num.max(1) as u64) as i32
+    }
+
+    /// Java `QueueLockManager.tryLock`: `None` when another pop reads the queue now.
+    pub fn try_lock(&self, topic: &str, group: &str, queue_id: i32) -> Option<QueueLock> {
+        let key = format!("{topic}@{group}@{queue_id}");
+        let flag = self.locks.entry(key).or_default().clone();
+        flag.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| QueueLock(flag))
+    }
+
+    /// A message arrived on `topic`/`queue_id`: wakes the pops held on that queue and on "every
+    /// queue" of the topic.
+    pub fn notify_arrival(&self, topic: &str, queue_id: i32) {
+        self.hold.notify_arrival(topic, queue_id);
+        self.hold.notify_arrival(topic, -1);
+    }
+
+    /// Drops locks and hold entries nobody uses (periodically).
+    pub fn prune(&self) {
+        self.locks
+            .retain(|_, l| Arc::strong_count(l) > 1 || l.load(Ordering::Acquire));
+        self.hold.prune();
+    }
+}

@@ -1,0 +1,246 @@
+//! ACK_MESSAGE (200051), BATCH_ACK_MESSAGE (200151) and CHANGE_MESSAGE_INVISIBLETIME (200053), as
+//! Java's `AckMessageProcessor` and `ChangeInvisibleTimeProcessor` on their default path: an ack
+//! is an ack record in the revive queue the receipt names, due at the pop's revive time; a change
+//! of invisible time is a new checkpoint for the one message (due at now + the new time) and an
+//! ack of the old pop. Receipts of orderly pops (revive queue 999) are not served yet.
+
+use std::sync::Arc;
+
+use super::{ok, read_header, success_with, ProcessorResult};
+use crate::broker::error::BrokerError;
+use crate::broker::pop::records::{
+    real_topic, AckMsg, PopCheckPoint, Receipt, ACK_TAG, ACK_TIME_INTERVAL, BATCH_ACK_TAG, CK_TAG,
+    ORDER_REVIVE_QUEUE,
+};
+use crate::broker::put::stored::pop_revive_record;
+use crate::broker::BrokerContext;
+use crate::remoting::body::pop::BatchAckMessageRequestBody;
+use crate::remoting::header::ack_message::{
+    AckMessageRequestHeader, ChangeInvisibleTimeRequestHeader, ChangeInvisibleTimeResponseHeader,
+};
+use crate::remoting::{RemotingCommand, ResponseCode};
+use crate::server::Connection;
+use crate::store::message::PutMessageStatus;
+
+fn orderly_not_served() -> BrokerError {
+    BrokerError::refused(
+        ResponseCode::SYSTEM_ERROR,
+        "receipts of orderly POP (revive queue 999) are not served by rmqd yet",
+    )
+}
+
+/// The topic/queue checks both codes make; `max_inclusive` for ACK, exclusive for CHANGE.
+fn check_queue(
+    ctx: &BrokerContext,
+    conn: &Connection,
+    h: &AckMessageRequestHeader,
+    max_inclusive: bool,
+) -> Result<(), BrokerError> {
+    let Some(tc) = ctx.topics.select(&h.topic) else {
+        let remark = format!("topic[{}] not exist, apply first please!", h.topic);
+        return Err(BrokerError::refused(ResponseCode::TOPIC_NOT_EXIST, remark));
+    };
+    if h.queue_id < 0 || h.queue_id >= tc.read_queue_nums {
+        let remark = format!(
+            "queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}] consumer:[{}]",
+            h.queue_id, h.topic, tc.read_queue_nums, conn.peer
+        );
+        return Err(BrokerError::refused(ResponseCode::MESSAGE_ILLEGAL, remark));
+    }
+    let min = ctx.store.min_offset_in_queue(&h.topic, h.queue_id);
+    let max = ctx.store.max_offset_in_queue(&h.topic, h.queue_id);
+    let beyond = if max_inclusive {
+        h.offset > max
+    } else {
+        h.offset >= max
+    };
+    if h.offset < min || beyond {
+        let remark = format!(
+            "offset is illegal, key:{}@{}, commit:{}, store:{}~{}",
+            h.topic, h.queue_id, h.offset, min, max
+        );
+        return Err(BrokerError::refused(ResponseCode::NO_MESSAGE, remark));
+    }
+    Ok(())
+}
+
+pub async fn ack_message(
+    ctx: &BrokerContext,
+    conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: AckMessageRequestHeader = read_header(request)?;
+    check_queue(ctx, conn, &h, true)?;
+    let receipt = parse_receipt(&h.extra_info)?;
+    if receipt.revive_qid == ORDER_REVIVE_QUEUE {
+        return Err(orderly_not_served());
+    }
+    let ack = AckMsg {
+        ack_offset: h.offset,
+        ack_offset_list: None,
+        broker_name: Some(receipt.broker_name.clone()),
+        consumer_group: h.consumer_group.clone(),
+        pop_time: receipt.pop_time,
+        queue_id: h.queue_id,
+        start_offset: receipt.ck_start_offset,
+        topic: h.topic.clone(),
+    };
+    // Java answers SUCCESS whatever the write gave (failures are logged)
+    write_ack(
+        ctx,
+        &ack,
+        receipt.revive_qid,
+        receipt.pop_time + receipt.invisible_time,
+    )
+    .await;
+    Ok(ok(request))
+}
+
+pub async fn batch_ack_message(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let body = request.body.to_bytes();
+    let parsed = if body.is_empty() {
+        None
+    } else {
+        Some(BatchAckMessageRequestBody::decode(&body)?)
+    };
+    let Some(b) = parsed.filter(|b| !b.acks.is_empty()) else {
+        return Ok(RemotingCommand::response_to(
+            request,
+            ResponseCode::NO_MESSAGE.code(),
+            None,
+        ));
+    };
+    for a in &b.acks {
+        if a.revive_queue_id == ORDER_REVIVE_QUEUE {
+            return Err(orderly_not_served());
+        }
+        let topic = real_topic(&a.topic, &a.consumer_group, &a.retry);
+        let min = ctx.store.min_offset_in_queue(&topic, a.queue_id);
+        let max = ctx.store.max_offset_in_queue(&topic, a.queue_id);
+        if min < 0 || max < 0 || !ctx.topics.contains(&topic) {
+            tracing::warn!(topic = %topic, queue = a.queue_id, "batch ack for an unknown topic or queue skipped");
+            continue;
+        }
+        let offsets: Vec<i64> = a
+            .offsets_up_to(max)
+            .into_iter()
+            .filter(|o| (min..=max).contains(o))
+            .collect();
+        if offsets.is_empty() {
+            continue;
+        }
+        let ack = AckMsg {
+            ack_offset: -1,
+            ack_offset_list: Some(offsets),
+            broker_name: Some(b.broker_name.clone()).filter(|n| !n.is_empty()),
+            consumer_group: a.consumer_group.clone(),
+            pop_time: a.pop_time,
+            queue_id: a.queue_id,
+            start_offset: a.start_offset,
+            topic,
+        };
+        write_ack(ctx, &ack, a.revive_queue_id, a.pop_time + a.invisible_time).await;
+    }
+    Ok(ok(request))
+}
+
+pub async fn change_invisible_time(
+    ctx: &BrokerContext,
+    conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let h: ChangeInvisibleTimeRequestHeader = read_header(request)?;
+    check_queue(ctx, conn, &h.ack, false)?;
+    let receipt = parse_receipt(&h.ack.extra_info)?;
+    if receipt.revive_qid == ORDER_REVIVE_QUEUE {
+        return Err(orderly_not_served());
+    }
+    let now = crate::broker::now_millis();
+    let ck = PopCheckPoint {
+        num: 1,
+        pop_time: now,
+        invisible_time: h.invisible_time,
+        start_offset: h.ack.offset,
+        cid: h.ack.consumer_group.clone(),
+        topic: h.ack.topic.clone(),
+        queue_id: h.ack.queue_id,
+        broker_name: Some(receipt.broker_name.clone()),
+        queue_offset_diff: Some(vec![0]),
+        ..Default::default()
+    };
+    let deliver = ck.revive_time() - ACK_TIME_INTERVAL;
+    let msg = pop_revive_record(
+        ctx,
+        receipt.revive_qid,
+        CK_TAG,
+        ck.to_json(),
+        ck.uniq_key(),
+        deliver,
+    )?;
+    let result = ctx.store.put_message(&msg).wait().await;
+    if result.status != PutMessageStatus::PUT_OK {
+        return Err(BrokerError::system(format!("{:?}", result.status)));
+    }
+    let ack = AckMsg {
+        ack_offset: h.ack.offset,
+        ack_offset_list: None,
+        broker_name: Some(receipt.broker_name.clone()),
+        consumer_group: h.ack.consumer_group.clone(),
+        pop_time: receipt.pop_time,
+        queue_id: h.ack.queue_id,
+        start_offset: receipt.ck_start_offset,
+        topic: h.ack.topic.clone(),
+    };
+    write_ack(
+        ctx,
+        &ack,
+        receipt.revive_qid,
+        receipt.pop_time + receipt.invisible_time,
+    )
+    .await;
+    Ok(success_with(
+        request,
+        ChangeInvisibleTimeResponseHeader {
+            pop_time: now,
+            invisible_time: h.invisible_time,
+            revive_qid: receipt.revive_qid,
+        },
+    ))
+}
+
+fn parse_receipt(extra_info: &str) -> Result<Receipt, BrokerError> {
+    Receipt::parse(extra_info).ok_or_else(|| {
+        BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            format!("extraInfo is not a POP receipt: {extra_info:?}"),
+        )
+    })
+}
+
+/// Writes an ack record to `revive_qid`, due at `deliver_ms`; a failure is logged (Java).
+async fn write_ack(ctx: &BrokerContext, ack: &AckMsg, revive_qid: i32, deliver_ms: i64) {
+    let (tag, uniq) = match &ack.ack_offset_list {
+        Some(list) => (
+            BATCH_ACK_TAG,
+            format!(
+                "{}@{}@{:?}@{}@{}@{}",
+                ack.topic, ack.queue_id, list, ack.consumer_group, ack.pop_time, BATCH_ACK_TAG
+            ),
+        ),
+        None => (ACK_TAG, ack.uniq_key()),
+    };
+    let qid = revive_qid.clamp(0, ctx.config.revive_queue_num.max(1) - 1);
+    match pop_revive_record(ctx, qid, tag, ack.to_json(), uniq, deliver_ms) {
+        Ok(msg) => {
+            let r = ctx.store.put_message(&msg).wait().await;
+            if r.status != PutMessageStatus::PUT_OK {
+                tracing::error!(status = ?r.status, topic = %ack.topic, "ack record not written");
+            }
+        }
+        Err(e) => tracing::error!(error = ?e, topic = %ack.topic, "ack record not written"),
+    }
+}

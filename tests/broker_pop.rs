@@ -1,0 +1,284 @@
+//! POP over raw Remoting frames (issue #22): pop from every queue, the receipts and offset
+//! strings, ack, change of invisible time, and the revive of what nobody acknowledged into
+//! `%RETRY%<group>_<topic>`, from which the next pop reads it with one more reconsume time.
+//! The Java client's scenarios (and the same on the Java broker) are in compat-tests `pop`.
+
+mod support;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rmqd::remoting::{RequestCode, ResponseCode};
+use support::{create_topic, request as req, RawClient};
+
+const TOPIC: &str = "POP_T";
+const GROUP: &str = "POP_G";
+
+fn send(c: &mut RawClient, body: &str) {
+    let mut cmd = req(
+        RequestCode::SEND_MESSAGE_V2,
+        &[
+            ("a", "POP_PG"),
+            ("b", TOPIC),
+            ("c", "TBW102"),
+            ("d", "4"),
+            ("e", "-1"),
+            ("f", "0"),
+            ("g", "1700000000000"),
+            ("h", "0"),
+            ("i", "TAGS\u{1}A\u{2}"),
+        ],
+    );
+    cmd.body = bytes::Bytes::copy_from_slice(body.as_bytes()).into();
+    let r = c.call(&cmd);
+    assert_eq!(r.code, 0, "{:?}", r.remark);
+}
+
+struct Popped {
+    body: String,
+    topic: String,
+    queue_id: i32,
+    queue_offset: i64,
+    reconsume_times: i32,
+    receipt: String,
+    props: String,
+}
+
+/// POP_MESSAGE of every queue; the messages with the receipts the Java client would build.
+fn pop(c: &mut RawClient, invisible_ms: i64, poll_ms: i64) -> (i32, Vec<Popped>) {
+    let now = rmqd::broker::now_millis().to_string();
+    let (inv, poll) = (invisible_ms.to_string(), poll_ms.to_string());
+    let r = c.call(&req(
+        RequestCode::POP_MESSAGE,
+        &[
+            ("consumerGroup", GROUP),
+            ("topic", TOPIC),
+            ("queueId", "-1"),
+            ("maxMsgNums", "32"),
+            ("invisibleTime", &inv),
+            ("pollTime", &poll),
+            ("bornTime", &now),
+            ("initMode", "0"),
+            ("expType", "TAG"),
+            ("exp", "*"),
+            ("order", "false"),
+        ],
+    ));
+    if r.code != 0 {
+        assert!(r.ext("popTime").is_some(), "a refusal carries the header");
+        return (r.code, Vec::new());
+    }
+    assert_eq!(r.remark.as_deref(), Some("FOUND"));
+    let pop_time = r.ext("popTime").unwrap().to_string();
+    let revive = r.ext("reviveQid").unwrap().to_string();
+    // "<mark> <queueId> <start>;..." and "<mark> <queueId> <o1>,<o2>;..."
+    let mut starts = HashMap::new();
+    for e in r.ext("startOffsetInfo").unwrap().split(';') {
+        let f: Vec<&str> = e.split(' ').collect();
+        starts.insert(format!("{}@{}", f[0], f[1]), f[2].to_string());
+    }
+    let mut listed = HashMap::new();
+    for e in r.ext("msgOffsetInfo").unwrap().split(';') {
+        let f: Vec<&str> = e.split(' ').collect();
+        let offs: Vec<i64> = f[2].split(',').map(|o| o.parse().unwrap()).collect();
+        listed.insert(format!("{}@{}", f[0], f[1]), offs);
+    }
+    let recs = support::records(&r.body.to_bytes());
+    let out = recs
+        .into_iter()
+        .map(|rec| {
+            let ck = rec
+                .properties
+                .split('\u{2}')
+                .find_map(|kv| kv.strip_prefix("POP_CK\u{1}"))
+                .map(str::to_string);
+            let mark = match &ck {
+                Some(ck) => ck.split(' ').nth(4).unwrap().to_string(),
+                None => "0".to_string(),
+            };
+            let key = format!("{mark}@{}", rec.queue_id);
+            assert!(listed[&key].contains(&rec.queue_offset), "offset listed");
+            let receipt = format!(
+                "{} {pop_time} {invisible_ms} {revive} {mark} broker-t {} {}",
+                starts[&key], rec.queue_id, rec.queue_offset
+            );
+            Popped {
+                body: String::from_utf8(rec.body.clone()).unwrap(),
+                topic: rec.topic.clone(),
+                queue_id: rec.queue_id,
+                queue_offset: rec.queue_offset,
+                reconsume_times: rec.reconsume_times,
+                receipt,
+                props: rec.properties.clone(),
+            }
+        })
+        .collect();
+    (0, out)
+}
+
+fn real_topic(p: &Popped) -> String {
+    match p.receipt.split(' ').nth(4) {
+        Some("1") => format!("%RETRY%{GROUP}_{TOPIC}"),
+        _ => TOPIC.to_string(),
+    }
+}
+
+fn ack(c: &mut RawClient, p: &Popped) -> i32 {
+    let (q, o) = (p.queue_id.to_string(), p.queue_offset.to_string());
+    c.call(&req(
+        RequestCode::ACK_MESSAGE,
+        &[
+            ("consumerGroup", GROUP),
+            ("topic", &real_topic(p)),
+            ("queueId", &q),
+            ("extraInfo", &p.receipt),
+            ("offset", &o),
+        ],
+    ))
+    .code
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn popped_messages_come_back_unless_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = support::start_broker(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, TOPIC, 4);
+        // nothing yet: a pop that does not wait answers POLLING_TIMEOUT
+        let (code, none) = pop(&mut c, 60_000, 0);
+        assert_eq!(code, ResponseCode::POLLING_TIMEOUT.code());
+        assert!(none.is_empty());
+        for i in 0..8 {
+            send(&mut c, &format!("m{i}"));
+        }
+        // a pop that waits is answered when the messages are dispatched
+        let mut got = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while got.len() < 8 && Instant::now() < deadline {
+            got.extend(pop(&mut c, 2_000, 1_000).1);
+        }
+        let mut bodies: Vec<String> = got.iter().map(|p| p.body.clone()).collect();
+        bodies.sort();
+        assert_eq!(bodies, (0..8).map(|i| format!("m{i}")).collect::<Vec<_>>());
+        // popped messages are invisible: another pop finds nothing
+        assert_eq!(
+            pop(&mut c, 2_000, 0).0,
+            ResponseCode::POLLING_TIMEOUT.code()
+        );
+        // ack the first four; m4 is asked back in 1 s (a new checkpoint); m5..m7 are left
+        for p in got
+            .iter()
+            .filter(|p| ["m0", "m1", "m2", "m3"].contains(&p.body.as_str()))
+        {
+            assert_eq!(ack(&mut c, p), 0);
+        }
+        let m4 = got.iter().find(|p| p.body == "m4").unwrap();
+        let (q, o) = (m4.queue_id.to_string(), m4.queue_offset.to_string());
+        let r = c.call(&req(
+            RequestCode::CHANGE_MESSAGE_INVISIBLETIME,
+            &[
+                ("consumerGroup", GROUP),
+                ("topic", TOPIC),
+                ("queueId", &q),
+                ("extraInfo", &m4.receipt),
+                ("offset", &o),
+                ("invisibleTime", "1000"),
+            ],
+        ));
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        assert_eq!(r.ext("invisibleTime"), Some("1000"));
+        // an ack for a queue that does not exist
+        let bad = Popped {
+            queue_id: 9,
+            ..got.into_iter().next().unwrap()
+        };
+        assert_eq!(ack(&mut c, &bad), ResponseCode::MESSAGE_ILLEGAL.code());
+
+        // m4..m7 come back from the retry topic, once each, reconsumed once
+        let mut back: Vec<Popped> = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while back.len() < 4 && Instant::now() < deadline {
+            let (_, more) = pop(&mut c, 60_000, 1_000);
+            back.extend(more);
+        }
+        let mut bodies: Vec<String> = back.iter().map(|p| p.body.clone()).collect();
+        bodies.sort();
+        assert_eq!(bodies, vec!["m4", "m5", "m6", "m7"]);
+        for p in &back {
+            assert_eq!(
+                p.topic, TOPIC,
+                "a retried message is handed out under its topic"
+            );
+            assert_eq!(p.reconsume_times, 1);
+            assert!(p.props.contains("1ST_POP_TIME\u{1}"), "{:?}", p.props);
+            assert!(p.props.contains("POP_CK\u{1}"), "{:?}", p.props);
+            assert_eq!(ack(&mut c, p), 0);
+        }
+        // acknowledged: nothing more comes back
+        std::thread::sleep(Duration::from_secs(4));
+        assert_eq!(
+            pop(&mut c, 60_000, 0).0,
+            ResponseCode::POLLING_TIMEOUT.code()
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+    // the retry topic and the request-mode-less state are Java's files
+    let topics = std::fs::read_to_string(dir.path().join("config/topics.json")).unwrap();
+    assert!(topics.contains(&format!("%RETRY%{GROUP}_{TOPIC}")));
+    let offsets = std::fs::read_to_string(dir.path().join("config/consumerOffset.json")).unwrap();
+    assert!(offsets.contains("CID_RMQ_SYS_REVIVE_GROUP"), "{offsets}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn assignment_follows_the_request_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = support::start_broker(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, TOPIC, 4);
+        let hb = format!(
+            r#"{{"clientID":"127.0.0.1@pop","consumerDataSet":[{{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET","consumeType":"CONSUME_PASSIVELY","groupName":"{GROUP}","messageModel":"CLUSTERING","subscriptionDataSet":[],"unitMode":false}}],"producerDataSet":[]}}"#
+        );
+        let mut h = req(RequestCode::HEART_BEAT, &[]);
+        h.body = bytes::Bytes::from(hb).into();
+        assert_eq!(c.call_past_requests(&h).code, 0);
+        let query = |c: &mut RawClient| {
+            let mut q = req(RequestCode::QUERY_ASSIGNMENT, &[]);
+            q.body = bytes::Bytes::from(format!(
+                r#"{{"clientId":"127.0.0.1@pop","consumerGroup":"{GROUP}","messageModel":"CLUSTERING","strategyName":"AVG","topic":"{TOPIC}"}}"#
+            ))
+            .into();
+            let r = c.call_past_requests(&q);
+            assert_eq!(r.code, 0);
+            String::from_utf8(r.body.to_bytes().to_vec()).unwrap()
+        };
+        let pull = query(&mut c);
+        assert_eq!(pull.matches("\"mode\":\"PULL\"").count(), 4, "{pull}");
+        let mut set = req(RequestCode::SET_MESSAGE_REQUEST_MODE, &[]);
+        set.body = bytes::Bytes::from(format!(
+            r#"{{"consumerGroup":"{GROUP}","mode":"POP","popShareQueueNum":0,"topic":"{TOPIC}"}}"#
+        ))
+        .into();
+        assert_eq!(c.call_past_requests(&set).code, 0);
+        let popped = query(&mut c);
+        assert_eq!(
+            popped,
+            format!(r#"{{"messageQueueAssignments":[{{"messageQueue":{{"brokerName":"broker-t","queueId":-1,"topic":"{TOPIC}"}},"mode":"POP"}}]}}"#)
+        );
+        set.body = bytes::Bytes::from(format!(
+            r#"{{"consumerGroup":"{GROUP}","mode":"POP","topic":"%RETRY%{GROUP}"}}"#
+        ))
+        .into();
+        assert_eq!(c.call_past_requests(&set).code, ResponseCode::NO_PERMISSION.code());
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+    let modes = std::fs::read_to_string(dir.path().join("config/messageRequestMode.json")).unwrap();
+    assert!(modes.contains("\"POP\""), "{modes}");
+}
