@@ -50,7 +50,7 @@ pub const HEADER_KEYS: &[&str] = &[
     // Appended: the POP headers.
     "invisibleTime", "pollTime", "bornTime", "initMode", "expType", "exp", "attemptId",
     "extraInfo", "liteTopic", "popTime", "reviveQid", "restNum", "startOffsetInfo",
-    "msgOffsetInfo", "orderCountInfo",
+    "msgOffsetInfo", "orderCountInfo", "hasMsg", "pollingFull", "pollingNum",
 ];
 
 /// Reads `ext` with every typed header.
@@ -60,6 +60,11 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = ack_message::ChangeInvisibleTimeRequestHeader::read_from(ext);
     let _ = ack_message::ChangeInvisibleTimeResponseHeader::read_from(ext);
     let _ = pop_message::PopMessageRequestHeader::read_from(ext);
+    let _ = notification::NotificationRequestHeader::read_from(ext);
+    let _ = notification::NotificationResponseHeader::read_from(ext);
+    let _ = notification::PollingInfoRequestHeader::read_from(ext);
+    let _ = notification::PollingInfoResponseHeader::read_from(ext);
+    let _ = notification::PeekMessageRequestHeader::read_from(ext);
     let _ = pop_message::PopMessageResponseHeader::read_from(ext);
     if let Some(extra) = ext.get("extraInfo") {
         let _ = rmqd::broker::pop::records::Receipt::parse(extra);

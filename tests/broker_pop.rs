@@ -116,6 +116,24 @@ fn pop(c: &mut RawClient, invisible_ms: i64, poll_ms: i64) -> (i32, Vec<Popped>)
     (0, out)
 }
 
+/// NOTIFICATION for every queue, held up to `poll_ms`: whether there is anything to pop.
+fn notification(c: &mut RawClient, poll_ms: i64) -> bool {
+    let now = rmqd::broker::now_millis().to_string();
+    let poll = poll_ms.to_string();
+    let r = c.call(&req(
+        RequestCode::NOTIFICATION,
+        &[
+            ("consumerGroup", GROUP),
+            ("topic", TOPIC),
+            ("queueId", "-1"),
+            ("pollTime", &poll),
+            ("bornTime", &now),
+        ],
+    ));
+    assert_eq!(r.code, 0, "{:?}", r.remark);
+    r.ext("hasMsg") == Some("true")
+}
+
 fn real_topic(p: &Popped) -> String {
     match p.receipt.split(' ').nth(4) {
         Some("1") => format!("%RETRY%{GROUP}_{TOPIC}"),
@@ -150,9 +168,44 @@ async fn popped_messages_come_back_unless_acknowledged() {
         let (code, none) = pop(&mut c, 60_000, 0);
         assert_eq!(code, ResponseCode::POLLING_TIMEOUT.code());
         assert!(none.is_empty());
+        assert!(!notification(&mut c, 0), "nothing to pop yet");
         for i in 0..8 {
             send(&mut c, &format!("m{i}"));
         }
+        assert!(
+            notification(&mut c, 3_000),
+            "the sends are seen (a held one is woken)"
+        );
+        // PEEK shows what a pop would read and changes nothing
+        let peek = |c: &mut RawClient| {
+            c.call(&req(
+                RequestCode::PEEK_MESSAGE,
+                &[
+                    ("consumerGroup", GROUP),
+                    ("topic", TOPIC),
+                    ("queueId", "-1"),
+                    ("maxMsgNums", "32"),
+                ],
+            ))
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut peeked = peek(&mut c);
+        while support::records(&peeked.body.to_bytes()).len() < 8 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            peeked = peek(&mut c);
+        }
+        assert_eq!(peeked.code, 0);
+        assert_eq!(support::records(&peeked.body.to_bytes()).len(), 8);
+        assert_eq!(support::records(&peek(&mut c).body.to_bytes()).len(), 8);
+        let r = c.call(&req(
+            RequestCode::POLLING_INFO,
+            &[
+                ("consumerGroup", GROUP),
+                ("topic", TOPIC),
+                ("queueId", "-1"),
+            ],
+        ));
+        assert_eq!((r.code, r.ext("pollingNum")), (0, Some("0")));
         // a pop that waits is answered when the messages are dispatched
         let mut got = Vec::new();
         let deadline = Instant::now() + Duration::from_secs(5);

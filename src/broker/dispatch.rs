@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::error::BrokerError;
 use super::processor::{
     ack_message, admin_broker, admin_group, admin_topic, client_manage, consumer_manage,
-    consumer_send_msg_back, end_transaction, lock_batch, pop_message, pull, query,
+    consumer_send_msg_back, end_transaction, lock_batch, notification, pop_message, pull, query,
     query_assignment, reply_message, respond, send, ProcessorResult,
 };
 use super::BrokerContext;
@@ -147,6 +147,9 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         QUERY_ASSIGNMENT => query_assignment::query_assignment(ctx, c, r),
         SET_MESSAGE_REQUEST_MODE => query_assignment::set_message_request_mode(ctx, c, r),
         GET_ALL_MESSAGE_REQUEST_MODE => query_assignment::get_all_message_request_mode(ctx, c, r),
+        PEEK_MESSAGE => notification::peek_message(ctx, c, r),
+        NOTIFICATION => notification::notification(ctx, c, r).await,
+        POLLING_INFO => notification::polling_info(ctx, c, r),
         // Not served (REQUEST_CODE_NOT_SUPPORTED). Sent by the broker to clients, not served:
         CHECK_TRANSACTION_STATE | NOTIFY_CONSUMER_IDS_CHANGED | RESET_CONSUMER_CLIENT_OFFSET
         | GET_CONSUMER_STATUS_FROM_CLIENT | PUSH_REPLY_MESSAGE_TO_CLIENT
@@ -158,9 +161,8 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         | DELETE_TOPIC_IN_NAMESRV | REGISTER_TOPIC_IN_NAMESRV | GET_TOPICS_BY_CLUSTER
         | GET_SYSTEM_TOPIC_LIST_FROM_NS | GET_UNIT_TOPIC_LIST | GET_HAS_UNIT_SUB_TOPIC_LIST
         | GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST | UPDATE_NAMESRV_CONFIG | GET_NAMESRV_CONFIG
-        // POP: peeking, notification and polling info (no client sends them but the proxy's
-        // notification), the KV pop store's rollback (rmqd keeps POP state in the revive topic).
-        | PEEK_MESSAGE | NOTIFICATION | POLLING_INFO | POP_ROLLBACK
+        // POP: the KV pop store's rollback (rmqd keeps POP state in the revive topic only).
+        | POP_ROLLBACK
         // ACL and authentication.
         | UPDATE_AND_CREATE_ACL_CONFIG | DELETE_ACL_CONFIG | GET_BROKER_CLUSTER_ACL_INFO
         | UPDATE_GLOBAL_WHITE_ADDRS_CONFIG | AUTH_CREATE_USER | AUTH_UPDATE_USER | AUTH_DELETE_USER

@@ -29,6 +29,24 @@ pub struct PopService {
     /// POP requests waiting for messages, by (topic, queueId), -1 for "every queue".
     pub hold: PullRequestHoldService,
     pub modes: MessageRequestModeManager,
+    /// `topic@group@queueId` → POP and NOTIFICATION requests held now (POLLING_INFO).
+    polling: DashMap<String, usize>,
+    polling_total: AtomicU64,
+}
+
+/// One held request, counted while alive.
+pub struct Polling<'a> {
+    svc: &'a PopService,
+    key: String,
+}
+
+impl Drop for Polling<'_> {
+    fn drop(&mut self) {
+        if let Some(mut n) = self.svc.polling.get_mut(&self.key) {
+            *n = n.saturating_sub(1);
+        }
+        self.svc.polling_total.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A queue's pop lock, released on drop.
@@ -47,7 +65,41 @@ impl PopService {
             locks: DashMap::new(),
             hold: PullRequestHoldService::new(),
             modes,
+            polling: DashMap::new(),
+            polling_total: AtomicU64::new(0),
         }
+    }
+
+    /// Counts a request about to be held; `None` (POLLING_FULL) when `per_key` requests are
+    /// held for its key or `total` in all.
+    pub fn start_polling(
+        &self,
+        topic: &str,
+        group: &str,
+        queue_id: i32,
+        per_key: usize,
+        total: usize,
+    ) -> Option<Polling<'_>> {
+        if self.polling_total.load(Ordering::Relaxed) as usize >= total {
+            return None;
+        }
+        let key = format!("{topic}@{group}@{queue_id}");
+        {
+            let mut n = self.polling.entry(key.clone()).or_insert(0);
+            if *n >= per_key {
+                return None;
+            }
+            *n += 1;
+        }
+        self.polling_total.fetch_add(1, Ordering::Relaxed);
+        Some(Polling { svc: self, key })
+    }
+
+    /// Requests held now for (topic, group, queueId) (POLLING_INFO's `pollingNum`).
+    pub fn polling_num(&self, topic: &str, group: &str, queue_id: i32) -> usize {
+        self.polling
+            .get(&format!("{topic}@{group}@{queue_id}"))
+            .map_or(0, |n| *n)
     }
 
     /// The revive queue of the next pop.
@@ -76,6 +128,7 @@ impl PopService {
     pub fn prune(&self) {
         self.locks
             .retain(|_, l| Arc::strong_count(l) > 1 || l.load(Ordering::Acquire));
+        self.polling.retain(|_, n| *n > 0);
         self.hold.prune();
     }
 }

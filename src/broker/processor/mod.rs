@@ -9,6 +9,7 @@ pub mod consumer_manage;
 pub mod consumer_send_msg_back;
 pub mod end_transaction;
 pub mod lock_batch;
+pub mod notification;
 pub mod pop_message;
 pub mod pull;
 pub mod query;

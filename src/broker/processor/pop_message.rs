@@ -53,13 +53,12 @@ pub async fn pop_message(
     ctx.clients
         .compensate_subscription(&h.consumer_group, &h.topic);
     let filter = filter.filter(PullFilter::filters_anything);
-    let retry_topic = pop_retry_topic(
-        &h.topic,
-        &h.consumer_group,
-        ctx.config.enable_retry_topic_v2,
-    );
-    let revive_qid = ctx.pop.next_revive_qid(ctx.config.revive_queue_num);
     let rand_q = random_percent();
+    // with V2 retry topics, every other pop reads the V1 one (Java `needRetryV1`)
+    let v2 = ctx.config.enable_retry_topic_v2
+        && !(ctx.config.retrieve_message_from_pop_retry_topic_v1 && rand_q % 2 == 0);
+    let retry_topic = pop_retry_topic(&h.topic, &h.consumer_group, v2);
+    let revive_qid = ctx.pop.next_revive_qid(ctx.config.revive_queue_num);
     let plan = Plan {
         h: &h,
         tc: &tc,
@@ -71,14 +70,16 @@ pub async fn pop_message(
     let mut round = read_round(ctx, &plan);
     if round.reads.is_empty() && h.poll_time > 0 {
         let wait_ms = (h.born_time + h.poll_time - 50 - now).clamp(0, 300_000);
-        if ctx.pop.hold.held() as usize >= ctx.config.max_pop_polling_size {
-            return Ok(empty_answer(
-                request,
-                &h,
-                revive_qid,
-                round.rest,
-                ResponseCode::POLLING_FULL,
-            ));
+        let polling = ctx.pop.start_polling(
+            &h.topic,
+            &h.consumer_group,
+            h.queue_id,
+            ctx.config.pop_polling_size,
+            ctx.config.max_pop_polling_size,
+        );
+        if polling.is_none() {
+            let code = ResponseCode::POLLING_FULL;
+            return Ok(empty_answer(request, &h, revive_qid, round.rest, code));
         }
         if wait_ms > 0 {
             crate::broker::metrics::mark_long_polled();
@@ -138,32 +139,7 @@ fn check(
             format!("the broker[{ip}] pop message is forbidden because timerWheelEnable is false");
         return Err(BrokerError::system(remark));
     }
-    let Some(tc) = ctx.topics.select(&h.topic) else {
-        let remark = format!(
-            "topic[{}] not exist, apply first please! consumer: {}",
-            h.topic, conn.peer
-        );
-        return Err(BrokerError::refused(ResponseCode::TOPIC_NOT_EXIST, remark));
-    };
-    if !is_readable(tc.perm) {
-        let remark = format!("the topic[{}] peeking message is forbidden", h.topic);
-        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
-    }
-    if h.queue_id >= tc.read_queue_nums {
-        let remark = format!(
-            "queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}] consumer:[{}]",
-            h.queue_id, h.topic, tc.read_queue_nums, conn.peer
-        );
-        return Err(BrokerError::refused(
-            ResponseCode::INVALID_PARAMETER,
-            remark,
-        ));
-    }
-    let group = ctx.groups.find_or_create(&h.consumer_group)?;
-    if !group.consume_enable {
-        let remark = format!("subscription group no permission, {}", h.consumer_group);
-        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
-    }
+    let tc = check_topic_and_group(ctx, conn, &h.topic, h.queue_id, &h.consumer_group)?;
     let exp = h.exp.as_deref().unwrap_or("");
     if exp.is_empty() {
         return Ok((tc, None));
@@ -186,6 +162,43 @@ fn check(
         }
     };
     Ok((tc, Some(filter)))
+}
+
+/// The topic, queue and group checks POP, PEEK and NOTIFICATION share, in Java's order.
+pub(crate) fn check_topic_and_group(
+    ctx: &BrokerContext,
+    conn: &Connection,
+    topic: &str,
+    queue_id: i32,
+    group: &str,
+) -> Result<Arc<TopicConfig>, BrokerError> {
+    let Some(tc) = ctx.topics.select(topic) else {
+        let remark = format!(
+            "topic[{topic}] not exist, apply first please! consumer: {}",
+            conn.peer
+        );
+        return Err(BrokerError::refused(ResponseCode::TOPIC_NOT_EXIST, remark));
+    };
+    if !is_readable(tc.perm) {
+        let remark = format!("the topic[{topic}] peeking message is forbidden");
+        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
+    }
+    if queue_id >= tc.read_queue_nums {
+        let remark = format!(
+            "queueId[{queue_id}] is illegal, topic:[{topic}] topicConfig.readQueueNums:[{}] consumer:[{}]",
+            tc.read_queue_nums, conn.peer
+        );
+        return Err(BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            remark,
+        ));
+    }
+    let g = ctx.groups.find_or_create(group)?;
+    if !g.consume_enable {
+        let remark = format!("subscription group no permission, {group}");
+        return Err(BrokerError::refused(ResponseCode::NO_PERMISSION, remark));
+    }
+    Ok(tc)
 }
 
 struct Plan<'a> {

@@ -24,6 +24,7 @@ pub mod get_producer_connection_list;
 pub mod get_topic_config;
 pub mod get_topic_stats_info;
 pub mod namesrv;
+pub mod notification;
 pub mod notify_consumer_ids_changed;
 pub mod pop_message;
 pub mod pull_message;
