@@ -202,14 +202,17 @@ pub async fn change_invisible_time(
         receipt.pop_time + receipt.invisible_time,
     )
     .await;
-    Ok(success_with(
+    let mut r = success_with(
         request,
         ChangeInvisibleTimeResponseHeader {
             pop_time: now,
             invisible_time: h.invisible_time,
             revive_qid: receipt.revive_qid,
         },
-    ))
+    );
+    // Java's answer keeps the default remark of a response made from a header class
+    r.remark = Some("not set any response code".into());
+    Ok(r)
 }
 
 fn parse_receipt(extra_info: &str) -> Result<Receipt, BrokerError> {
