@@ -335,3 +335,58 @@ async fn assignment_follows_the_request_mode() {
     let modes = std::fs::read_to_string(dir.path().join("config/messageRequestMode.json")).unwrap();
     assert!(modes.contains("\"POP\""), "{modes}");
 }
+
+/// A broker stopped with messages popped and not acknowledged hands them out again after a
+/// restart, once their invisible time is over; the acknowledged ones stay consumed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unacknowledged_pops_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = support::start_broker(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, TOPIC, 2);
+        for i in 0..6 {
+            send(&mut c, &format!("r{i}"));
+        }
+        let mut got = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while got.len() < 6 && Instant::now() < deadline {
+            got.extend(pop(&mut c, 3_000, 500).1);
+        }
+        assert_eq!(got.len(), 6);
+        for p in got
+            .iter()
+            .filter(|p| ["r0", "r1", "r2"].contains(&p.body.as_str()))
+        {
+            assert_eq!(ack(&mut c, p), 0);
+        }
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+    let broker = support::start_broker(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        let mut back: Vec<Popped> = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while back.len() < 3 && Instant::now() < deadline {
+            back.extend(pop(&mut c, 60_000, 1_000).1);
+        }
+        let mut bodies: Vec<String> = back.iter().map(|p| p.body.clone()).collect();
+        bodies.sort();
+        assert_eq!(bodies, vec!["r3", "r4", "r5"]);
+        for p in &back {
+            assert_eq!(ack(&mut c, p), 0);
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        assert_eq!(
+            pop(&mut c, 60_000, 0).0,
+            ResponseCode::POLLING_TIMEOUT.code()
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}
