@@ -220,6 +220,8 @@ pub fn decode_config_files(data: &[u8]) {
     let _ = config_files::from_fastjson::<DelayOffsetWrapper>(&text);
     let _ = rmqd::broker::metadata::offsets::parse_offset_table(&text);
     let _ = rmqd::common::subscription_group::SubscriptionGroupWrapper::decode(data);
+    let _ = rmqd::broker::pop::order_info::parse(&text);
+    let _ = rmqd::broker::pop::request_mode::parse(&text);
 }
 
 /// Store records and file headers: a commit-log record (with and without CRC check, and as the

@@ -390,3 +390,111 @@ async fn unacknowledged_pops_survive_a_restart() {
     .unwrap();
     broker.shutdown().await;
 }
+
+/// Orderly POP (the proxy's FIFO groups): a queue is handed out again only when its last pop is
+/// acknowledged or visible again; the group's offset follows the oldest message still out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orderly_pop_blocks_the_queue_until_acknowledged() {
+    const T: &str = "POP_FIFO";
+    let dir = tempfile::tempdir().unwrap();
+    let broker = support::start_broker(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, T, 1);
+        for i in 0..3 {
+            let mut cmd = req(
+                RequestCode::SEND_MESSAGE_V2,
+                &[
+                    ("a", "PG"),
+                    ("b", T),
+                    ("c", "TBW102"),
+                    ("d", "1"),
+                    ("e", "0"),
+                    ("f", "0"),
+                    ("g", "1700000000000"),
+                    ("h", "0"),
+                    ("i", ""),
+                ],
+            );
+            cmd.body = bytes::Bytes::from(format!("f{i}")).into();
+            assert_eq!(c.call(&cmd).code, 0);
+        }
+        let pop = |c: &mut RawClient, attempt: &str, poll: &str| {
+            let now = rmqd::broker::now_millis().to_string();
+            c.call(&req(
+                RequestCode::POP_MESSAGE,
+                &[
+                    ("consumerGroup", GROUP),
+                    ("topic", T),
+                    ("queueId", "0"),
+                    ("maxMsgNums", "32"),
+                    ("invisibleTime", "2000"),
+                    ("pollTime", poll),
+                    ("bornTime", &now),
+                    ("initMode", "0"),
+                    ("order", "true"),
+                    ("attemptId", attempt),
+                ],
+            ))
+        };
+        let offset = |c: &mut RawClient| {
+            let r = c.call(&req(
+                RequestCode::QUERY_CONSUMER_OFFSET,
+                &[("consumerGroup", GROUP), ("topic", T), ("queueId", "0")],
+            ));
+            r.ext("offset").unwrap_or("-1").parse::<i64>().unwrap()
+        };
+        let mut first = pop(&mut c, "a1", "3000");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while support::records(&first.body.to_bytes()).len() < 3 && Instant::now() < deadline {
+            first = pop(&mut c, "a1", "500");
+        }
+        assert_eq!(first.code, 0, "{:?}", first.remark);
+        assert_eq!(first.ext("reviveQid"), Some("999"));
+        assert_eq!(first.ext("orderCountInfo"), Some("0 0 0"));
+        let pt = first.ext("popTime").unwrap().to_string();
+        assert_eq!(support::records(&first.body.to_bytes()).len(), 3);
+        // blocked for another attempt; the same attempt gets the same messages again
+        assert_eq!(
+            pop(&mut c, "a2", "0").code,
+            ResponseCode::POLLING_TIMEOUT.code()
+        );
+        let ack = |c: &mut RawClient, off: i64| {
+            let receipt = format!("0 {pt} 2000 999 0 broker-t 0 {off}");
+            let o = off.to_string();
+            c.call(&req(
+                RequestCode::ACK_MESSAGE,
+                &[
+                    ("consumerGroup", GROUP),
+                    ("topic", T),
+                    ("queueId", "0"),
+                    ("extraInfo", &receipt),
+                    ("offset", &o),
+                ],
+            ))
+            .code
+        };
+        assert_eq!(offset(&mut c), 0);
+        assert_eq!(ack(&mut c, 1), 0);
+        assert_eq!(offset(&mut c), 0, "f0 is still out");
+        assert_eq!(ack(&mut c, 0), 0);
+        assert_eq!(offset(&mut c), 2, "f2 is the oldest still out");
+        assert_eq!(
+            pop(&mut c, "a2", "0").code,
+            ResponseCode::POLLING_TIMEOUT.code()
+        );
+        // f2 becomes visible again after its 2 s: a held pop gets it, handed out once before
+        let again = pop(&mut c, "a3", "5000");
+        assert_eq!(again.code, 0, "{:?}", again.remark);
+        let recs = support::records(&again.body.to_bytes());
+        assert_eq!(recs.len(), 1);
+        assert_eq!(recs[0].body, b"f2");
+        assert_eq!(again.ext("orderCountInfo"), Some("0 qo0%2 1;0 0 1"));
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+    let info = std::fs::read_to_string(dir.path().join("config/consumerOrderInfo.json")).unwrap();
+    assert!(info.contains("POP_FIFO@POP_G"), "{info}");
+}

@@ -60,7 +60,7 @@ pub struct BrokerContext {
     pub clients: ClientRegistry,
     pub pull_hold: PullRequestHoldService,
     /// POP consumption: queue locks, held POP requests, request modes.
-    pub pop: pop::PopService,
+    pub pop: Arc<pop::PopService>,
     pub locks: RebalanceLockManager,
     pub schedule: Arc<ScheduleMessageService>,
     pub timer: Arc<TimerMessageService>,
@@ -126,6 +126,18 @@ impl BrokerContext {
             || topic == c.broker_name
             || (c.trace_topic_enable && topic == c.msg_trace_topic_name)
             || topic == self.reply_topic()
+    }
+
+    /// Writes `consumerOrderInfo.json` (orderly pops), dropping what Java's `autoClean` drops.
+    pub fn persist_order_info(&self) {
+        let r = self.pop.order.persist(
+            |topic| self.topics.select(topic).map(|tc| tc.read_queue_nums),
+            |group| self.groups.find(group).is_some(),
+            now_millis(),
+        );
+        if let Err(e) = r {
+            tracing::error!(error = %e, "cannot write consumerOrderInfo.json");
+        }
     }
 
     /// Asks the registration service to register with the NameServers now (topic changes).
@@ -226,8 +238,13 @@ impl BrokerController {
             config.auto_create_subscription_group,
         )?;
         let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
-        let pop = pop::PopService::new(pop::request_mode::MessageRequestModeManager::load(
-            paths.config_dir().join("messageRequestMode.json"),
+        let pop = Arc::new(pop::PopService::new(
+            pop::request_mode::MessageRequestModeManager::load(
+                paths.config_dir().join("messageRequestMode.json"),
+            ),
+            pop::order_info::ConsumerOrderInfoManager::load(
+                paths.config_dir().join("consumerOrderInfo.json"),
+            ),
         ));
         let schedule = Arc::new(ScheduleMessageService::load(store.clone())?);
         let timer = Arc::new(TimerMessageService::load(store.clone())?);
@@ -376,7 +393,13 @@ impl BrokerController {
         let c = &ctx.config;
         let offsets_every = Duration::from_millis(c.flush_consumer_offset_interval.max(100));
         let expiry = Duration::from_millis(c.channel_not_active_interval.max(1_000));
-        let (a, b, d, e) = (ctx.clone(), ctx.clone(), ctx.clone(), ctx.clone());
+        let (a, b, d, e, f) = (
+            ctx.clone(),
+            ctx.clone(),
+            ctx.clone(),
+            ctx.clone(),
+            ctx.clone(),
+        );
         let revive_every = Duration::from_millis(c.revive_interval.max(100));
         let mut reviver = pop::revive::Reviver::new(c.revive_queue_num);
         vec![
@@ -411,6 +434,13 @@ impl BrokerController {
                     d.store.sample_stats();
                     d.stats.sample();
                 },
+            ),
+            PeriodicService::start(
+                "pop-order-info-persist",
+                Duration::from_secs(10),
+                Duration::from_secs(10),
+                TickOn::BlockingPool,
+                move || f.persist_order_info(),
             ),
             PeriodicService::start(
                 "pop-revive",
@@ -461,6 +491,7 @@ impl BrokerController {
         self.ctx.schedule.stop().await;
         self.ctx.timer.stop().await;
         self.transaction_check.stop().await;
+        self.ctx.persist_order_info();
         if let Err(e) = self.ctx.offsets.persist() {
             tracing::error!(error = %e, "cannot write consumerOffset.json at shutdown");
         }

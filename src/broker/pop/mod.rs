@@ -9,6 +9,7 @@
 //!
 //! Memory only, as in Java: the per-queue pop locks, held POP requests and the CK counter.
 
+pub mod order_info;
 pub mod records;
 pub mod request_mode;
 pub mod revive;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 use dashmap::DashMap;
 
 use crate::broker::long_polling::PullRequestHoldService;
+use order_info::ConsumerOrderInfoManager;
 use request_mode::MessageRequestModeManager;
 
 pub struct PopService {
@@ -29,6 +31,8 @@ pub struct PopService {
     /// POP requests waiting for messages, by (topic, queueId), -1 for "every queue".
     pub hold: PullRequestHoldService,
     pub modes: MessageRequestModeManager,
+    /// Orderly pops: `config/consumerOrderInfo.json`.
+    pub order: ConsumerOrderInfoManager,
     /// `topic@group@queueId` → POP and NOTIFICATION requests held now (POLLING_INFO).
     polling: DashMap<String, usize>,
     polling_total: AtomicU64,
@@ -59,12 +63,13 @@ impl Drop for QueueLock {
 }
 
 impl PopService {
-    pub fn new(modes: MessageRequestModeManager) -> Self {
+    pub fn new(modes: MessageRequestModeManager, order: ConsumerOrderInfoManager) -> Self {
         Self {
             ck_counter: AtomicU64::new(0),
             locks: DashMap::new(),
             hold: PullRequestHoldService::new(),
             modes,
+            order,
             polling: DashMap::new(),
             polling_total: AtomicU64::new(0),
         }
@@ -122,6 +127,32 @@ impl PopService {
     pub fn notify_arrival(&self, topic: &str, queue_id: i32) {
         self.hold.notify_arrival(topic, queue_id);
         self.hold.notify_arrival(topic, -1);
+    }
+
+    /// Waits for `topic`/`queue_id`'s pop lock (the orderly ack and change paths, as Java spins).
+    pub async fn lock(&self, topic: &str, group: &str, queue_id: i32) -> QueueLock {
+        loop {
+            if let Some(l) = self.try_lock(topic, group, queue_id) {
+                return l;
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Wakes the pops held on `topic`/`queue_id` at `at_ms` (an orderly queue unblocking).
+    pub fn wake_at(self: &std::sync::Arc<Self>, topic: &str, queue_id: i32, at_ms: i64) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let svc = std::sync::Arc::downgrade(self);
+        let topic = topic.to_string();
+        let wait = (at_ms - crate::broker::now_millis()).clamp(0, 600_000) as u64;
+        rt.spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(wait + 1)).await;
+            if let Some(svc) = svc.upgrade() {
+                svc.notify_arrival(&topic, queue_id);
+            }
+        });
     }
 
     /// Drops locks and hold entries nobody uses (periodically).

@@ -13,12 +13,19 @@ use crate::broker::metadata::persist::JsonFile;
 use crate::broker::metadata::MetadataError;
 use crate::remoting::body::pop::SetMessageRequestModeRequestBody;
 
-type ModeMap = BTreeMap<String, BTreeMap<String, SetMessageRequestModeRequestBody>>;
+pub type ModeMap = BTreeMap<String, BTreeMap<String, SetMessageRequestModeRequestBody>>;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 struct ModeFile {
     message_request_mode_map: ModeMap,
+}
+
+/// `messageRequestMode.json`'s text as topic → group → mode.
+pub fn parse(text: &str) -> Result<ModeMap, String> {
+    crate::remoting::body::fastjson::from_slice::<ModeFile>(text.as_bytes())
+        .map(|f| f.message_request_mode_map)
+        .map_err(|e| e.to_string())
 }
 
 pub struct MessageRequestModeManager {
@@ -32,16 +39,14 @@ impl MessageRequestModeManager {
         let file = JsonFile::new(path);
         let modes = match file.load() {
             None => ModeMap::new(),
-            Some(text) => {
-                match crate::remoting::body::fastjson::from_slice::<ModeFile>(text.as_bytes()) {
-                    Ok(f) => f.message_request_mode_map,
-                    Err(e) => {
-                        tracing::error!(path = %file.path().display(), error = %e,
+            Some(text) => match parse(&text) {
+                Ok(m) => m,
+                Err(e) => {
+                    tracing::error!(path = %file.path().display(), error = %e,
                             "messageRequestMode.json does not parse; starting without request modes");
-                        ModeMap::new()
-                    }
+                    ModeMap::new()
                 }
-            }
+            },
         };
         Self {
             modes: RwLock::new(modes),

@@ -2,7 +2,8 @@
 //! Java's `AckMessageProcessor` and `ChangeInvisibleTimeProcessor` on their default path: an ack
 //! is an ack record in the revive queue the receipt names, due at the pop's revive time; a change
 //! of invisible time is a new checkpoint for the one message (due at now + the new time) and an
-//! ack of the old pop. Receipts of orderly pops (revive queue 999) are not served yet.
+//! ack of the old pop. Receipts of orderly pops (revive queue 999) act on the queue's order info
+//! instead (`pop/order_info.rs`).
 
 use std::sync::Arc;
 
@@ -22,11 +23,54 @@ use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
 use crate::store::message::PutMessageStatus;
 
-fn orderly_not_served() -> BrokerError {
-    BrokerError::refused(
-        ResponseCode::SYSTEM_ERROR,
-        "receipts of orderly POP (revive queue 999) are not served by rmqd yet",
-    )
+#[allow(clippy::too_many_arguments)]
+/// Java `ackOrderly`: marks the message acknowledged in the queue's order info and moves the
+/// group's offset to the first message of the pop still out; `Err` (MESSAGE_ILLEGAL) when the
+/// offset is not one of the last pop's.
+async fn ack_orderly(
+    ctx: &BrokerContext,
+    conn: &Connection,
+    topic: &str,
+    group: &str,
+    queue_id: i32,
+    offset: i64,
+    pop_time: i64,
+    invisible: i64,
+) -> Result<(), BrokerError> {
+    let committed = || ctx.offsets.query(group, topic, queue_id).unwrap_or(-1);
+    if offset < committed() {
+        return Ok(());
+    }
+    let _lock = ctx.pop.lock(topic, group, queue_id).await;
+    let old = committed();
+    if offset < old {
+        return Ok(());
+    }
+    let next = ctx
+        .pop
+        .order
+        .commit_and_next(topic, group, queue_id, offset, pop_time);
+    if next == -1 {
+        let remark = format!(
+            "offset is illegal, key:{topic}@{group}@{queue_id}, old:{old}, commit:{offset}, next:{next}, {}",
+            conn.peer
+        );
+        return Err(BrokerError::refused(ResponseCode::MESSAGE_ILLEGAL, remark));
+    }
+    if next > -1 {
+        if !ctx.offsets.has_reset(group, topic, queue_id) {
+            ctx.offsets.commit(group, topic, queue_id, next);
+        }
+        let now = crate::broker::now_millis();
+        if !ctx
+            .pop
+            .order
+            .check_block(None, topic, group, queue_id, invisible, now)
+        {
+            ctx.pop.notify_arrival(topic, queue_id);
+        }
+    }
+    Ok(())
 }
 
 /// The topic/queue checks both codes make; `max_inclusive` for ACK, exclusive for CHANGE.
@@ -73,7 +117,10 @@ pub async fn ack_message(
     check_queue(ctx, conn, &h, true)?;
     let receipt = parse_receipt(&h.extra_info)?;
     if receipt.revive_qid == ORDER_REVIVE_QUEUE {
-        return Err(orderly_not_served());
+        let (g, t) = (&h.consumer_group, &h.topic);
+        let (pt, it) = (receipt.pop_time, receipt.invisible_time);
+        ack_orderly(ctx, conn, t, g, h.queue_id, h.offset, pt, it).await?;
+        return Ok(ok(request));
     }
     let ack = AckMsg {
         ack_offset: h.offset,
@@ -98,7 +145,7 @@ pub async fn ack_message(
 
 pub async fn batch_ack_message(
     ctx: &BrokerContext,
-    _conn: &Arc<Connection>,
+    conn: &Arc<Connection>,
     request: &RemotingCommand,
 ) -> ProcessorResult {
     let body = request.body.to_bytes();
@@ -115,9 +162,6 @@ pub async fn batch_ack_message(
         ));
     };
     for a in &b.acks {
-        if a.revive_queue_id == ORDER_REVIVE_QUEUE {
-            return Err(orderly_not_served());
-        }
         let topic = real_topic(&a.topic, &a.consumer_group, &a.retry);
         let min = ctx.store.min_offset_in_queue(&topic, a.queue_id);
         let max = ctx.store.max_offset_in_queue(&topic, a.queue_id);
@@ -131,6 +175,13 @@ pub async fn batch_ack_message(
             .filter(|o| (min..=max).contains(o))
             .collect();
         if offsets.is_empty() {
+            continue;
+        }
+        if a.revive_queue_id == ORDER_REVIVE_QUEUE {
+            for o in offsets {
+                let (g, pt, it) = (&a.consumer_group, a.pop_time, a.invisible_time);
+                ack_orderly(ctx, conn, &topic, g, a.queue_id, o, pt, it).await?;
+            }
             continue;
         }
         let ack = AckMsg {
@@ -156,10 +207,10 @@ pub async fn change_invisible_time(
     let h: ChangeInvisibleTimeRequestHeader = read_header(request)?;
     check_queue(ctx, conn, &h.ack, false)?;
     let receipt = parse_receipt(&h.ack.extra_info)?;
-    if receipt.revive_qid == ORDER_REVIVE_QUEUE {
-        return Err(orderly_not_served());
-    }
     let now = crate::broker::now_millis();
+    if receipt.revive_qid == ORDER_REVIVE_QUEUE {
+        return Ok(change_orderly(ctx, request, &h, &receipt, now).await);
+    }
     let ck = PopCheckPoint {
         num: 1,
         pop_time: now,
@@ -213,6 +264,46 @@ pub async fn change_invisible_time(
     // Java's answer keeps the default remark of a response made from a header class
     r.remark = Some("not set any response code".into());
     Ok(r)
+}
+
+/// Java `processChangeInvisibleTimeForOrder`: the message becomes visible `invisibleTime` from
+/// now; an offset below the group's answers with zeros, as Java's does.
+async fn change_orderly(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+    h: &ChangeInvisibleTimeRequestHeader,
+    receipt: &Receipt,
+    now: i64,
+) -> RemotingCommand {
+    let a = &h.ack;
+    let committed = || {
+        ctx.offsets
+            .query(&a.consumer_group, &a.topic, a.queue_id)
+            .unwrap_or(-1)
+    };
+    let mut header = ChangeInvisibleTimeResponseHeader::default();
+    if a.offset >= committed() {
+        let _lock = ctx.pop.lock(&a.topic, &a.consumer_group, a.queue_id).await;
+        if a.offset >= committed() {
+            let next_visible = now + h.invisible_time;
+            ctx.pop.order.update_next_visible_time(
+                &a.topic,
+                &a.consumer_group,
+                a.queue_id,
+                a.offset,
+                receipt.pop_time,
+                next_visible,
+            );
+            header = ChangeInvisibleTimeResponseHeader {
+                pop_time: receipt.pop_time,
+                invisible_time: next_visible - receipt.pop_time,
+                revive_qid: receipt.revive_qid,
+            };
+        }
+    }
+    let mut r = success_with(request, header);
+    r.remark = Some("not set any response code".into());
+    r
 }
 
 fn parse_receipt(extra_info: &str) -> Result<Receipt, BrokerError> {

@@ -1,8 +1,7 @@
 //! NOTIFICATION (200054), POLLING_INFO (200055) and PEEK_MESSAGE (200052), as Java's processors:
 //! whether a group has anything to pop (held up to `pollTime` until something arrives), how many
 //! POP requests are held for a queue, and a look at what a pop would read, changing nothing.
-//! Orderly notifications (`order=true`) are answered as unordered ones (rmqd has no orderly pop
-//! yet, so no queue is ever blocked).
+//! An orderly notification (`order=true`) does not count a queue blocked by its last pop.
 
 use std::sync::Arc;
 
@@ -69,9 +68,17 @@ fn has_message(ctx: &BrokerContext, h: &NotificationRequestHeader) -> bool {
                 let n = ctx.topics.select(topic).map_or(0, |tc| tc.read_queue_nums);
                 (0..n).collect()
             };
+            let now = crate::broker::now_millis();
+            let attempt = h.attempt_id.as_deref();
             queues.into_iter().any(|q| {
-                ctx.store.max_offset_in_queue(topic, q)
-                    > offset_of(ctx, &h.consumer_group, topic, q)
+                let blocked = h.order
+                    && ctx
+                        .pop
+                        .order
+                        .check_block(attempt, topic, &h.consumer_group, q, 0, now);
+                !blocked
+                    && ctx.store.max_offset_in_queue(topic, q)
+                        > offset_of(ctx, &h.consumer_group, topic, q)
             })
         })
 }

@@ -4,7 +4,9 @@
 //! rule), a filtered read, a checkpoint written to the revive topic, the offset moved past what
 //! was read. The retry topic is read first one time in five, else after the topic when the pop
 //! is not full. Nothing found: the request waits for an arrival until its poll time ends.
-//! Orderly pops (`order=true`) are not served yet (SYSTEM_ERROR, said so in the remark).
+//! An orderly pop (`order=true`) writes no checkpoint: a queue whose last pop still has a message
+//! out is skipped, and the group's offset stays at the pop's start until the acks move it
+//! (`pop/order_info.rs`); retry topics are not read.
 
 use std::sync::Arc;
 
@@ -15,7 +17,7 @@ use super::{read_header, ProcessorResult};
 use crate::broker::error::BrokerError;
 use crate::broker::pop::records::{
     pop_retry_topic, push_msg_offset_info, push_start_offset_info, PopCheckPoint, Receipt,
-    ACK_TIME_INTERVAL, CK_TAG,
+    ACK_TIME_INTERVAL, CK_TAG, ORDER_REVIVE_QUEUE,
 };
 use crate::broker::pop::QueueLock;
 use crate::broker::put::stored::pop_revive_record;
@@ -44,12 +46,6 @@ pub async fn pop_message(
         h.born_time = now;
     }
     let (tc, filter) = check(ctx, conn, &h, now)?;
-    if h.order {
-        return Err(BrokerError::refused(
-            ResponseCode::SYSTEM_ERROR,
-            "orderly POP (order=true) is not served by rmqd yet",
-        ));
-    }
     ctx.clients
         .compensate_subscription(&h.consumer_group, &h.topic);
     let filter = filter.filter(PullFilter::filters_anything);
@@ -58,13 +54,17 @@ pub async fn pop_message(
     let v2 = ctx.config.enable_retry_topic_v2
         && !(ctx.config.retrieve_message_from_pop_retry_topic_v1 && rand_q % 2 == 0);
     let retry_topic = pop_retry_topic(&h.topic, &h.consumer_group, v2);
-    let revive_qid = ctx.pop.next_revive_qid(ctx.config.revive_queue_num);
+    let revive_qid = if h.order {
+        ORDER_REVIVE_QUEUE
+    } else {
+        ctx.pop.next_revive_qid(ctx.config.revive_queue_num)
+    };
     let plan = Plan {
         h: &h,
         tc: &tc,
         filter: filter.as_ref(),
         retry_topic: &retry_topic,
-        retry_first: rand_q < ctx.config.pop_from_retry_probability,
+        retry_first: !h.order && rand_q < ctx.config.pop_from_retry_probability,
         rand_q,
     };
     let mut round = read_round(ctx, &plan);
@@ -241,7 +241,7 @@ fn read_round(ctx: &BrokerContext, p: &Plan<'_>) -> Round {
     } else {
         read_queue(ctx, p, &p.tc.topic_name, p.h.queue_id, false, &mut round);
     }
-    if !p.retry_first && round.found < p.h.max_msg_nums.max(1) as usize {
+    if !p.h.order && !p.retry_first && round.found < p.h.max_msg_nums.max(1) as usize {
         read_topic(ctx, p, p.retry_topic, true, &mut round);
     }
     round
@@ -275,8 +275,26 @@ fn read_queue(
     };
     let mut offset = pop_offset(ctx, topic, group, queue_id, p.h.init_mode);
     if let Some(reset) = ctx.offsets.take_reset(group, topic, queue_id) {
+        ctx.pop.order.clear_block(topic, group, queue_id);
         ctx.offsets.commit(group, topic, queue_id, reset);
         offset = reset;
+    }
+    if p.h.order {
+        let now = crate::broker::now_millis();
+        let attempt = p.h.attempt_id.as_deref();
+        let inv = p.h.invisible_time;
+        if ctx
+            .pop
+            .order
+            .check_block(attempt, topic, group, queue_id, inv, now)
+        {
+            // a message of the last pop is still out: nothing from this queue; pops held on it
+            // are woken when the block ends (Java's lock manager)
+            if let Some(at) = ctx.pop.order.lock_free_at(topic, group, queue_id, now) {
+                ctx.pop.wake_at(topic, queue_id, at);
+            }
+            return;
+        }
     }
     let wanted = p.h.max_msg_nums.max(1) as usize;
     if round.found >= wanted {
@@ -360,7 +378,8 @@ async fn answer(
     let pop_time = crate::broker::now_millis();
     let broker = &ctx.config.broker_name;
     let mut rest = round.rest;
-    let (mut start_info, mut msg_info) = (String::new(), String::new());
+    let (mut start_info, mut msg_info, mut count_info) =
+        (String::new(), String::new(), String::new());
     let mut body: Vec<Bytes> = Vec::new();
     let mut got = 0usize;
     for read in round.reads {
@@ -382,30 +401,49 @@ async fn answer(
             ),
             ..Default::default()
         };
-        let deliver = ck.revive_time() - ACK_TIME_INTERVAL;
-        let written = match pop_revive_record(
-            ctx,
-            revive_qid,
-            CK_TAG,
-            ck.to_json(),
-            ck.uniq_key(),
-            deliver,
-        ) {
-            Ok(msg) => ctx.store.put_message(&msg).wait().await.status == PutMessageStatus::PUT_OK,
-            Err(_) => false,
-        };
-        if !written {
-            // without its checkpoint the messages would never come back: not handed out
-            tracing::warn!(topic = %read.topic, queue = read.queue_id, "pop: checkpoint not written; messages kept back");
-            rest += r.messages.len() as i64;
-            continue;
+        if h.order {
+            // no checkpoint: the queue stays blocked and the offset stays at the pop's start
+            // until its messages are acknowledged (Java's order info)
+            ctx.pop.order.update(
+                h.attempt_id.as_deref(),
+                &read.topic,
+                &h.consumer_group,
+                read.queue_id,
+                pop_time,
+                h.invisible_time,
+                &r.queue_offsets,
+                pop_time,
+                &mut count_info,
+            );
+            ctx.offsets.commit(
+                &h.consumer_group,
+                &read.topic,
+                read.queue_id,
+                read.start_offset,
+            );
+        } else {
+            let deliver = ck.revive_time() - ACK_TIME_INTERVAL;
+            let json = ck.to_json();
+            let written =
+                match pop_revive_record(ctx, revive_qid, CK_TAG, json, ck.uniq_key(), deliver) {
+                    Ok(msg) => {
+                        ctx.store.put_message(&msg).wait().await.status == PutMessageStatus::PUT_OK
+                    }
+                    Err(_) => false,
+                };
+            if !written {
+                // without its checkpoint the messages would never come back: not handed out
+                tracing::warn!(topic = %read.topic, queue = read.queue_id, "pop: checkpoint not written; messages kept back");
+                rest += r.messages.len() as i64;
+                continue;
+            }
+            ctx.offsets.commit(
+                &h.consumer_group,
+                &read.topic,
+                read.queue_id,
+                r.next_begin_offset,
+            );
         }
-        ctx.offsets.commit(
-            &h.consumer_group,
-            &read.topic,
-            read.queue_id,
-            r.next_begin_offset,
-        );
         push_start_offset_info(
             &mut start_info,
             &read.topic,
@@ -470,7 +508,7 @@ async fn answer(
         rest_num: rest,
         start_offset_info: Some(start_info),
         msg_offset_info: Some(msg_info),
-        order_count_info: None,
+        order_count_info: h.order.then_some(count_info),
     };
     let mut response =
         RemotingCommand::response_to(request, ResponseCode::SUCCESS.code(), Some("FOUND".into()));
