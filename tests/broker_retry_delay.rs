@@ -300,7 +300,9 @@ async fn timer_message_delivered_at_its_time_once_across_a_restart() {
         ] {
             assert!(props.contains(p), "{p} missing: {props:?}");
         }
-        assert!(!props.contains("REAL_TOPIC"), "{props:?}");
+        // Java 5.3.3 writes the delivered record's properties before it clears REAL_* (its POP
+        // golden, tests/golden/pop/notes.md, shows them on every timer delivery)
+        assert!(props.contains("REAL_TOPIC\u{1}TT"), "{props:?}");
     })
     .await
     .unwrap();

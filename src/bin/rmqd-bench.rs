@@ -5,7 +5,8 @@
 //! ```text
 //! rmqd-bench create-topic --addr H:P --topic T [--queues 8]
 //! rmqd-bench run   --addr H:P --topic T [--mode sync|async] [--size 1024] [--conns 4] [--window 32]
-//!                  [--duration 20 | --count N] [--consume true] [--group G] [--drain-timeout 15] [--suspend-ms 1000] [--rate 0]
+//!                  [--duration 20 | --count N] [--consume true|false|pop] [--broker-name broker-a] [--group G]
+//!                  [--drain-timeout 15] [--suspend-ms 1000] [--rate 0]
 //! rmqd-bench probe --addr H:P --topic T [--since-ns <unix ns>] [--timeout 120]
 //! rmqd-bench offsets --addr H:P --topic T [--queues 8] [--group G]
 //! ```
@@ -537,6 +538,11 @@ struct RunOptions {
     count: u64,
     queues: i32,
     consume: bool,
+    /// `--consume pop`: consume by POP_MESSAGE (every queue, 32 at a time) and one ACK_MESSAGE
+    /// per message, as the Java push consumer in POP mode does; `--broker-name` goes into the
+    /// receipts (it must be the broker's, or the acks do not pair with the checkpoints).
+    pop: bool,
+    broker_name: String,
     group: String,
     drain_timeout: Duration,
     suspend_ms: i64,
@@ -561,7 +567,9 @@ impl RunOptions {
             duration: Duration::from_secs_f64(a.n("duration", 20.0)?),
             count: a.n("count", 0)?,
             queues: a.n("queues", 8)?,
-            consume: a.s("consume", "true") == "true",
+            consume: a.s("consume", "true") != "false",
+            pop: a.s("consume", "true") == "pop",
+            broker_name: a.s("broker-name", "broker-a"),
             group: a.s("group", &format!("bench_{topic}")),
             drain_timeout: Duration::from_secs_f64(a.n("drain-timeout", 15.0)?),
             suspend_ms: a.n("suspend-ms", 1000)?,
@@ -773,6 +781,17 @@ impl Consumers {
             return Ok(consumers);
         }
         let c = connect(&o.addr).await?;
+        if o.pop {
+            for _ in 0..POP_TASKS {
+                let (c, topic, group) = (c.clone(), o.topic.clone(), o.group.clone());
+                let (stop, consumed) = (consumers.stop.clone(), consumers.consumed.clone());
+                let (suspend_ms, broker) = (o.suspend_ms, o.broker_name.clone());
+                consumers.tasks.push(tokio::spawn(async move {
+                    pop_loop(c, topic, group, broker, suspend_ms, stop, consumed).await
+                }));
+            }
+            return Ok(consumers);
+        }
         for q in 0..o.queues {
             let (c, topic, group) = (c.clone(), o.topic.clone(), o.group.clone());
             let (stop, consumed) = (consumers.stop.clone(), consumers.consumed.clone());
@@ -871,6 +890,117 @@ async fn pull_loop(
         }
     }
     (h, slow)
+}
+
+/// Concurrent POP requests of a `--consume pop` run.
+const POP_TASKS: usize = 2;
+/// Invisible time of the bench's pops: far beyond a run, so nothing is revived during it.
+const POP_INVISIBLE_MS: i64 = 60_000;
+
+/// Pops every queue of `topic` and acknowledges each message with its own ACK_MESSAGE (sent
+/// together); returns the end-to-end histogram and the slow deliveries, as `pull_loop`.
+async fn pop_loop(
+    c: Client,
+    topic: String,
+    group: String,
+    broker: String,
+    poll_ms: i64,
+    stop: Arc<AtomicBool>,
+    consumed: Arc<AtomicU64>,
+) -> (Hist, SlowDeliveries) {
+    use rmqd::remoting::header::ack_message::AckMessageRequestHeader;
+    use rmqd::remoting::header::pop_message::PopMessageRequestHeader;
+    let mut h = Hist::new();
+    let mut slow = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
+        let hdr = PopMessageRequestHeader {
+            consumer_group: group.clone(),
+            topic: topic.clone(),
+            queue_id: -1,
+            max_msg_nums: PULL_BATCH,
+            invisible_time: POP_INVISIBLE_MS,
+            poll_time: poll_ms,
+            born_time: (now_us() / 1000) as i64,
+            init_mode: 0,
+            exp_type: Some("TAG".into()),
+            exp: Some("*".into()),
+            ..Default::default()
+        };
+        let timeout = Duration::from_millis(poll_ms as u64 + 5000);
+        let resp = match c
+            .call(request(RequestCode::POP_MESSAGE, &hdr), timeout)
+            .await
+        {
+            Ok(r) if r.code == ResponseCode::SUCCESS.code() => r,
+            Ok(_) => continue,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let now = now_us();
+        // "<mark> <queueId> <startOffset>;..." -> the checkpoint start of each queue
+        let starts: HashMap<i32, i64> = resp
+            .ext("startOffsetInfo")
+            .unwrap_or("")
+            .split(';')
+            .filter_map(|e| {
+                let f: Vec<&str> = e.split(' ').collect();
+                Some((f.get(1)?.parse().ok()?, f.get(2)?.parse().ok()?))
+            })
+            .collect();
+        let (pop_time, revive) = (
+            resp.ext("popTime").unwrap_or("0").to_string(),
+            resp.ext("reviveQid").unwrap_or("0").to_string(),
+        );
+        let body = resp.body.to_bytes();
+        let mut acks = Vec::new();
+        let n = parse_queue_records(&body, |queue_id, offset, b| {
+            if b.len() >= 16 && &b[8..16] == b"rmqdbnch" {
+                let born = u64::from_be_bytes(b[0..8].try_into().unwrap());
+                let e2e = now.saturating_sub(born);
+                h.record(e2e);
+                if e2e >= SLOW_E2E_US && slow.len() < SLOW_KEEP {
+                    slow.push((born, e2e));
+                }
+            }
+            let so = starts.get(&queue_id).copied().unwrap_or(offset);
+            let ack = AckMessageRequestHeader {
+                consumer_group: group.clone(),
+                topic: topic.clone(),
+                queue_id,
+                extra_info: format!(
+                    "{so} {pop_time} {POP_INVISIBLE_MS} {revive} 0 {broker} {queue_id} {offset}"
+                ),
+                offset,
+                ..Default::default()
+            };
+            acks.push(c.call(
+                request(RequestCode::ACK_MESSAGE, &ack),
+                Duration::from_secs(10),
+            ));
+        });
+        futures_util::future::join_all(acks).await;
+        consumed.fetch_add(n, Ordering::Relaxed);
+    }
+    (h, slow)
+}
+
+/// Like `parse_records`, with each record's queue id and queue offset.
+fn parse_queue_records(mut buf: &[u8], mut f: impl FnMut(i32, i64, &[u8])) -> u64 {
+    let mut n = 0;
+    while buf.len() >= 28 {
+        let total = i32::from_be_bytes(buf[0..4].try_into().unwrap()) as usize;
+        if total < 28 || total > buf.len() {
+            break;
+        }
+        let queue_id = i32::from_be_bytes(buf[12..16].try_into().unwrap());
+        let offset = i64::from_be_bytes(buf[20..28].try_into().unwrap());
+        parse_records(&buf[..total], |b| f(queue_id, offset, b));
+        n += 1;
+        buf = &buf[total..];
+    }
+    n
 }
 
 /// A long-polling PULL_MESSAGE for `PULL_BATCH` messages from `offset`, subscribed to `*`.

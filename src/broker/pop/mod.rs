@@ -36,6 +36,10 @@ pub struct PopService {
     /// `topic@group@queueId` → POP and NOTIFICATION requests held now (POLLING_INFO).
     polling: DashMap<String, usize>,
     polling_total: AtomicU64,
+    /// Pop retry topic → its topic: a message dispatched to a retry topic wakes the pops of
+    /// the topic (Java wakes them for V2 retry topics only, so a revived message waits for the
+    /// next pop there).
+    retry_of: DashMap<String, String>,
 }
 
 /// One held request, counted while alive.
@@ -72,6 +76,7 @@ impl PopService {
             order,
             polling: DashMap::new(),
             polling_total: AtomicU64::new(0),
+            retry_of: DashMap::new(),
         }
     }
 
@@ -127,6 +132,19 @@ impl PopService {
     pub fn notify_arrival(&self, topic: &str, queue_id: i32) {
         self.hold.notify_arrival(topic, queue_id);
         self.hold.notify_arrival(topic, -1);
+        if topic.starts_with(crate::common::topic::RETRY_GROUP_TOPIC_PREFIX) {
+            if let Some(orig) = self.retry_of.get(topic) {
+                self.hold.notify_arrival(&orig, -1);
+            }
+        }
+    }
+
+    /// Records that `retry_topic` holds the pop retries of `topic` (for the wake-ups).
+    pub fn register_retry_topic(&self, retry_topic: &str, topic: &str) {
+        if !self.retry_of.contains_key(retry_topic) {
+            self.retry_of
+                .insert(retry_topic.to_string(), topic.to_string());
+        }
     }
 
     /// Waits for `topic`/`queue_id`'s pop lock (the orderly ack and change paths, as Java spins).

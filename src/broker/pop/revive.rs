@@ -242,7 +242,8 @@ fn revive_one(ctx: &BrokerContext, ck: &PopCheckPoint, qid: i32) {
         }
         let bytes = result.append.as_ref().map_or(0, |a| a.wrote_bytes);
         ctx.stats.put(&retry_topic, 1, bytes.max(0) as u64);
-        ctx.pop.notify_arrival(&normal, -1);
+        // the dispatch of the retry message wakes the pops of the topic (PopService::notify_arrival)
+        ctx.pop.register_retry_topic(&retry_topic, &normal);
     }
 }
 

@@ -54,6 +54,7 @@ pub async fn pop_message(
     let v2 = ctx.config.enable_retry_topic_v2
         && !(ctx.config.retrieve_message_from_pop_retry_topic_v1 && rand_q % 2 == 0);
     let retry_topic = pop_retry_topic(&h.topic, &h.consumer_group, v2);
+    ctx.pop.register_retry_topic(&retry_topic, &h.topic);
     let revive_qid = if h.order {
         ORDER_REVIVE_QUEUE
     } else {
@@ -89,6 +90,11 @@ pub async fn pop_message(
                 .pop
                 .hold
                 .hold(&h.topic, h.queue_id, deadline, || {
+                    // a client gone while its pop was held gets nothing popped for it (Java
+                    // skips a parked request whose channel is inactive)
+                    if conn.is_closed() {
+                        return Ok(Round::default());
+                    }
                     let r = read_round(ctx, &plan);
                     if r.reads.is_empty() {
                         Err(r)
@@ -98,6 +104,9 @@ pub async fn pop_message(
                 })
                 .await;
         }
+    }
+    if conn.is_closed() {
+        return Err(BrokerError::NoResponse);
     }
     if round.reads.is_empty() {
         return Ok(empty_answer(
@@ -221,6 +230,7 @@ struct QueueRead {
 }
 
 /// One pass over the queues: the reads that found messages, and what is left behind them.
+#[derive(Default)]
 struct Round {
     reads: Vec<QueueRead>,
     found: usize,

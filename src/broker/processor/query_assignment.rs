@@ -195,7 +195,9 @@ pub fn set_message_request_mode(
             format!("topic[{}] not exist", body.topic),
         ));
     }
-    if ctx.groups.find(&body.consumer_group).is_none() {
+    // Java looks the group up with findSubscriptionGroupConfig, which creates it when
+    // autoCreateSubscriptionGroup is on
+    if ctx.groups.find_or_create(&body.consumer_group).is_err() {
         return Err(BrokerError::refused(
             ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
             "subscription group does not exist",

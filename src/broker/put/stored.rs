@@ -112,15 +112,15 @@ pub fn delay_due(rec: &RecordView<'_>) -> Option<MessageInput> {
 }
 
 /// Java `TimerMessageStore.convert`: a timer record put back to REAL_TOPIC / REAL_QID with
-/// TIMER_ENQUEUE_MS (its store time) and TIMER_DEQUEUE_MS (`now`). `None` without them.
+/// TIMER_ENQUEUE_MS (its store time) and TIMER_DEQUEUE_MS (`now`). `None` without them. The stored
+/// properties keep REAL_TOPIC and REAL_QID, as Java 5.3.3's `convertMessage` writes its
+/// properties string before it clears them (seen in the revive records of its POP golden).
 pub fn timer_due(rec: &RecordView<'_>, now: i64) -> Option<MessageInput> {
     let mut props = Properties::decode_bytes(rec.properties);
     let topic = props.get(PROPERTY_REAL_TOPIC)?.to_string();
     let queue_id = props.get(PROPERTY_REAL_QUEUE_ID)?.parse().ok()?;
     props.insert(PROPERTY_TIMER_ENQUEUE_MS, rec.store_timestamp.to_string());
     props.insert(PROPERTY_TIMER_DEQUEUE_MS, now.to_string());
-    props.remove(PROPERTY_REAL_TOPIC);
-    props.remove(PROPERTY_REAL_QUEUE_ID);
     let mut msg = Draft::from_record(rec, rec.store_host);
     (msg.topic, msg.queue_id) = (topic, queue_id);
     Some(msg.with_properties(&props))
