@@ -10,11 +10,11 @@
 #           per message, no PULL_MESSAGE on the topic, consume stats diff 0
 #   POP-02  5 of 20 answer RECONSUME_LATER once: CHANGE_MESSAGE_INVISIBLETIME (10 s, the client's popDelayLevel[0]),
 #           each comes back once from %RETRY%<group>_<topic> (retry mark 1, queue 0, reconsumeTimes 1, body/tags/
-#           keys/user property kept) no earlier than 9 s; the 15 others exactly once
+#           keys/user property kept, retry-queue offsets 0..4) no earlier than 9 s; the 15 others exactly once
 #   POP-03  a child JVM pops 16 messages with popInvisibleTime 5000 (the client's minimum: [5000, 300000]) and is
 #           killed with SIGKILL before acking; a new consumer of the group gets all 16 back from the retry topic
-#           (retry mark 1, reconsumeTimes >= 1, 1ST_POP_TIME = the killed consumer's popTime), none earlier than
-#           popTime + 4 s, each once
+#           (retry-queue offsets 0..15, retry mark 1, reconsumeTimes 1, 1ST_POP_TIME = the killed consumer's popTime), none earlier than
+#           popTime + 5 s (its invisibleTime), each once
 #   POP-04  mqadmin: setConsumeMode answers "set consume mode to <addr> success", and consumerProgress of the
 #           POP-01 group lists its topic with diff 0 on every queue ("Consume Diff Total: 0")
 #   POP-05  SET_MESSAGE_REQUEST_MODE (DefaultMQAdminExt) refused: unknown topic 17, %RETRY% topic 16

@@ -111,6 +111,48 @@ final class Pop {
             }
         }
 
+        /**
+         * Waits for <cond> like Main.waitFor, but gives up early when the broker plainly does not serve POP: no
+         * POP_MESSAGE sent 15 s after the consumer started (QUERY_ASSIGNMENT did not hand out a POP queue), or only
+         * error answers to it (other than SUCCESS and the "nothing yet" codes the client accepts: PULL_NOT_FOUND 19,
+         * POLLING_FULL 209, POLLING_TIMEOUT 210), three or more.
+         */
+        boolean await(java.util.function.BooleanSupplier cond, long timeoutMs) throws InterruptedException {
+            long end = System.currentTimeMillis() + timeoutMs;
+            while (System.currentTimeMillis() < end) {
+                if (cond.getAsBoolean()) {
+                    return true;
+                }
+                if (System.currentTimeMillis() - t0 > 15_000 && n(POP_MESSAGE) == 0) {
+                    throw new AssertionError("no POP_MESSAGE sent 15 s after the consumer started; " + summary() + " answers "
+                        + new TreeMap<>(answers) + "; last QUERY_ASSIGNMENT answer: " + lastLog("<- code=400 "));
+                }
+                int bad = 0;
+                for (Map.Entry<String, AtomicInteger> e : answers.entrySet()) {
+                    String k = e.getKey();
+                    if (k.startsWith(POP_MESSAGE + "=") && !k.equals(POP_MESSAGE + "=0") && !k.equals(POP_MESSAGE + "=209")
+                        && !k.equals(POP_MESSAGE + "=210") && !k.equals(POP_MESSAGE + "=19")) {
+                        bad += e.getValue().get();
+                    }
+                }
+                if (bad >= 3 && ok(POP_MESSAGE) == 0) {
+                    throw new AssertionError("POP_MESSAGE answered only errors: " + new TreeMap<>(answers) + "; last: " + lastLog("<- code=200050 "));
+                }
+                Thread.sleep(100);
+            }
+            return cond.getAsBoolean();
+        }
+
+        String lastLog(String prefix) {
+            for (int i = log.size() - 1; i >= 0; i--) {
+                String l = log.get(i);
+                if (l.contains(prefix)) {
+                    return l.length() > 300 ? l.substring(0, 300) : l;
+                }
+            }
+            return "none";
+        }
+
         /** SUCCESS answers to <code> seen so far */
         int ok(int code) {
             AtomicInteger a = answers.get(code + "=0");
@@ -252,6 +294,20 @@ final class Pop {
         }
     }
 
+    /**
+     * The retry-topic offsets of the redelivered messages: the revive service writes each un-acked message once into
+     * the (new) %RETRY%<group>_<topic>, so they must be exactly 0..n-1 (Java: msgOffsetInfo "1 0 0,1,...").
+     */
+    static void checkRetryOffsets(java.util.Collection<MessageExt> again, int n) {
+        TreeSet<Long> offs = new TreeSet<>();
+        for (MessageExt m : again) {
+            offs.add(m.getQueueOffset());
+        }
+        Main.check(offs.size() == n && offs.first() == 0 && offs.last() == n - 1,
+            "the " + n + " redelivered messages have retry-queue offsets " + offs + ", want 0.." + (n - 1)
+                + " (each revived once into the new retry topic; other offsets mean duplicates or skipped ones)");
+    }
+
     static List<String> send(DefaultMQProducer p, String topic, String prefix, int from, int to) throws Exception {
         List<String> ids = new ArrayList<>();
         for (int i = from; i < to; i++) {
@@ -308,10 +364,10 @@ final class Pop {
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
-        Main.check(Main.waitFor(() -> got.size() >= 50, 45_000), "before-start batch: " + got.size() + " of 50 received in 45 s; " + wire.summary());
+        Main.check(wire.await(() -> got.size() >= 50, 45_000), "before-start batch: " + got.size() + " of 50 received in 45 s; " + wire.summary());
         long tLive = System.currentTimeMillis();
         ids.addAll(send(p, topic, "pop01", 50, 100)); // sent while the consumer is popping (long polling wake-up)
-        boolean all = Main.waitFor(() -> got.keySet().containsAll(ids), 45_000);
+        boolean all = wire.await(() -> got.keySet().containsAll(ids), 45_000);
         long tAll = System.currentTimeMillis();
         wire.save(c, "consumer");
         if (!all) {
@@ -375,7 +431,7 @@ final class Pop {
             ok.putIfAbsent(u, m);
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
-        boolean all = Main.waitFor(() -> ok.keySet().containsAll(ids), 60_000);
+        boolean all = wire.await(() -> ok.keySet().containsAll(ids), 60_000);
         wire.save(c, "consumer");
         if (!all) {
             TreeSet<String> missing = new TreeSet<>(ids);
@@ -409,6 +465,11 @@ final class Pop {
             // the client asks for popDelayLevel[0] = 10 s of invisibility
             Main.check(delay >= 9_000, u + " came back after " + delay + " ms, before the 10 s the client asked for");
         }
+        List<MessageExt> again = new ArrayList<>();
+        for (String u : later) {
+            again.add(deliveries.get(u).get(1));
+        }
+        checkRetryOffsets(again, later.size());
         String w = expectPopWire(wire, topic);
         Main.check(wire.n(CHANGE_INVISIBLETIME) >= later.size(), "CHANGE_MESSAGE_INVISIBLETIME (200053) sent " + wire.n(CHANGE_INVISIBLETIME)
             + " times, want >= " + later.size() + "; " + w);
@@ -501,7 +562,7 @@ final class Pop {
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
-        boolean all = Main.waitFor(() -> got.keySet().containsAll(ids), 60_000);
+        boolean all = wire.await(() -> got.keySet().containsAll(ids), 60_000);
         long tAll = System.currentTimeMillis();
         wire.save(c, "consumer2");
         if (!all) {
@@ -519,19 +580,21 @@ final class Pop {
             String[] ck = childCk.get(u);
             long pt = Long.parseLong(ck[1]);
             checkReceipt(c, m, topic, "1", 60_000, tStart);
-            Main.check(m.getReconsumeTimes() >= 1, u + " reconsumeTimes " + m.getReconsumeTimes() + " after revive, want >= 1");
+            Main.check(m.getReconsumeTimes() == 1, u + " reconsumeTimes " + m.getReconsumeTimes() + " after one revive, want 1");
             // the revive service sets 1ST_POP_TIME to the checkpoint's popTime (the killed consumer's pop)
             Main.check(Long.toString(pt).equals(m.getProperty(MessageConst.PROPERTY_FIRST_POP_TIME)),
                 u + " 1ST_POP_TIME " + m.getProperty(MessageConst.PROPERTY_FIRST_POP_TIME) + ", want the killed consumer's popTime " + pt);
             long back = when.get(u);
-            // invisible for 5 s after the pop (Java revives from popTime + invisibleTime - 1 s + its ~2 s grace)
-            Main.check(back >= pt + 4_000, u + " redelivered " + (back - pt) + " ms after its pop, before its invisibleTime 5000 ms");
+            // invisible for 5 s after the pop (Java: the CK's timer fires at popTime + invisibleTime - 1 s, the revive
+            // service waits until ~2 s past popTime + invisibleTime)
+            Main.check(back >= pt + 4_950, u + " redelivered " + (back - pt) + " ms after its pop, before its invisibleTime 5000 ms");
             firstBack = Math.min(firstBack, back - pt);
             lastBack = Math.max(lastBack, back - pt);
         }
+        checkRetryOffsets(got.values(), n);
         String w = expectPopWire(wire, topic);
         return n + " popped by child JVM (start->all popped " + (tChildAll - tSpawn) + " ms), SIGKILL, all " + n
-            + " back on a new consumer, mark 1, reconsumeTimes>=1, 1ST_POP_TIME = child popTime; back after pop: "
+            + " back on a new consumer from retry offsets 0..15, mark 1, reconsumeTimes 1, 1ST_POP_TIME = child popTime; back after pop: "
             + firstBack + ".." + lastBack + " ms (it 5000); after kill: " + (tAll - tKill) + " ms; " + w;
     }
 
