@@ -377,6 +377,7 @@ final class Pop {
                 + " answers " + new TreeMap<>(wire.answers));
         }
         Thread.sleep(2000); // duplicates would show up here (acks are async)
+        String w = expectPopWire(wire, topic); // first: a client left on PULL fails with the clearest reason
         Main.check(got.size() == 100 && deliveries.get() == 100, "received " + deliveries.get() + " deliveries of " + got.size() + " distinct, want 100 exactly once");
         Map<Integer, Integer> perQueue = new TreeMap<>();
         for (MessageExt m : got.values()) {
@@ -387,7 +388,6 @@ final class Pop {
             Main.check(new String(m.getBody(), StandardCharsets.UTF_8).startsWith("pop01 body "), "body " + new String(m.getBody(), StandardCharsets.UTF_8));
             perQueue.merge(m.getQueueId(), 1, Integer::sum);
         }
-        String w = expectPopWire(wire, topic);
         Main.check(wire.n(ACK_MESSAGE) == 100, "ACK_MESSAGE sent " + wire.n(ACK_MESSAGE) + " times, want one per message (100); " + w);
         Main.check(Main.waitFor(() -> wire.ok(ACK_MESSAGE) == 100, 5_000), "ACK_MESSAGE answered SUCCESS " + wire.ok(ACK_MESSAGE)
             + " times of 100; answers " + new TreeMap<>(wire.answers));
@@ -441,7 +441,9 @@ final class Pop {
                 + " answers " + new TreeMap<>(wire.answers));
         }
         Thread.sleep(2000);
+        String w = expectPopWire(wire, topic); // first: a client left on PULL fails with the clearest reason
         List<Long> delays = new ArrayList<>();
+        List<Long> firstPopShift = new ArrayList<>();
         for (String u : ids) {
             List<MessageExt> d = deliveries.get(u);
             if (!later.contains(u)) {
@@ -462,6 +464,9 @@ final class Pop {
             Main.check(Main.eq(again.getUserProperty("seq"), first.getUserProperty("seq")), u + " user property seq lost");
             long delay = times.get(u).get(1) - times.get(u).get(0);
             delays.add(delay);
+            // Java: the revived copy's 1ST_POP_TIME is the popTime of the CHANGE_INVISIBLETIME checkpoint (the
+            // change's time), not the first pop's; reported, not asserted
+            firstPopShift.add(Long.parseLong(again.getProperty(MessageConst.PROPERTY_FIRST_POP_TIME)) - Long.parseLong(receipt(first)[1]));
             // the client asks for popDelayLevel[0] = 10 s of invisibility
             Main.check(delay >= 9_000, u + " came back after " + delay + " ms, before the 10 s the client asked for");
         }
@@ -470,13 +475,13 @@ final class Pop {
             again.add(deliveries.get(u).get(1));
         }
         checkRetryOffsets(again, later.size());
-        String w = expectPopWire(wire, topic);
         Main.check(wire.n(CHANGE_INVISIBLETIME) >= later.size(), "CHANGE_MESSAGE_INVISIBLETIME (200053) sent " + wire.n(CHANGE_INVISIBLETIME)
             + " times, want >= " + later.size() + "; " + w);
         Main.check(wire.failures(CHANGE_INVISIBLETIME).isEmpty(), "CHANGE_MESSAGE_INVISIBLETIME answers " + wire.failures(CHANGE_INVISIBLETIME));
         Collections.sort(delays);
         return "15 acked once, 5 RECONSUME_LATER came back once from %RETRY%" + group + "_" + topic
-            + " (mark 1, reconsumeTimes 1) after " + delays + " ms; " + w;
+            + " (mark 1, reconsumeTimes 1, offsets 0..4) after " + delays + " ms; their 1ST_POP_TIME - first popTime = "
+            + firstPopShift + " ms; " + w;
     }
 
     // ---------------------------------------------------------------- POP-03
@@ -572,6 +577,7 @@ final class Pop {
                 + Main.first(missing, 3) + "); " + wire.summary() + " answers " + new TreeMap<>(wire.answers));
         }
         Thread.sleep(2000);
+        String w = expectPopWire(wire, topic); // first: a client left on PULL fails with the clearest reason
         Main.check(deliveries.get() == n, "new consumer got " + deliveries.get() + " deliveries of " + n + " messages (duplicates)");
         long firstBack = Long.MAX_VALUE;
         long lastBack = 0;
@@ -592,7 +598,6 @@ final class Pop {
             lastBack = Math.max(lastBack, back - pt);
         }
         checkRetryOffsets(got.values(), n);
-        String w = expectPopWire(wire, topic);
         return n + " popped by child JVM (start->all popped " + (tChildAll - tSpawn) + " ms), SIGKILL, all " + n
             + " back on a new consumer from retry offsets 0..15, mark 1, reconsumeTimes 1, 1ST_POP_TIME = child popTime; back after pop: "
             + firstBack + ".." + lastBack + " ms (it 5000); after kill: " + (tAll - tKill) + " ms; " + w;
