@@ -129,6 +129,7 @@ public final class Main {
         def("J15", "data", 90, "transactions commit/rollback/check-back", Main::j15);
         def("J21", "data", 90, "request/reply", Main::j21);
         Swap.register(); // issue 5: SW-* (driven by compat-tests/swap.sh)
+        Pop.register(); // issue 22: POP-* (driven by compat-tests/suites/pop.sh)
     }
 
     // ---------------------------------------------------------------- context
