@@ -36,7 +36,7 @@ for f in "$COMPAT_DIR"/suites/*.sh; do
   [ -e "$f" ] && . "$f"
 done
 
-SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap,javaclients,cpp,goversions,prom,ops},"
+SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap,javaclients,cpp,goversions,prom,ops,pop},"
 # "matrix" = every client line and version (opt-in, slow): the plug-in client suites with COMPAT_MATRIX=full
 if [[ $SUITES == *",matrix,"* ]]; then SUITES="${SUITES/,matrix,/,javaclients,cpp,goversions,}"; export COMPAT_MATRIX=full; fi
 BROKERS=${COMPAT_BROKERS:-java,rmqd}
