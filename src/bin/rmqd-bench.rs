@@ -281,7 +281,13 @@ impl Client {
 
 fn request(code: RequestCode, header: &impl CommandHeader) -> RemotingCommand {
     let mut cmd = RemotingCommand::request(code.code());
-    cmd.serialize_type = SerializeType::RocketMq;
+    // the ROCKETMQ header holds the code in 16 bits: the 5.x codes above 32767 (POP, ACK) go
+    // as JSON, as the Java client sends them
+    cmd.serialize_type = if code.code() > i16::MAX as i32 {
+        SerializeType::Json
+    } else {
+        SerializeType::RocketMq
+    };
     header.write_to(cmd.ext_mut());
     cmd
 }
@@ -932,7 +938,12 @@ async fn pop_loop(
             .await
         {
             Ok(r) if r.code == ResponseCode::SUCCESS.code() => r,
-            Ok(_) => continue,
+            // nothing within the poll time: pop again at once; a refusal: not in a tight loop
+            Ok(r) if r.code == ResponseCode::POLLING_TIMEOUT.code() => continue,
+            Ok(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
             Err(_) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
