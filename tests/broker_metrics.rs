@@ -202,6 +202,10 @@ async fn scraped_values_agree_with_the_workload() {
             "the one UPDATE_AND_CREATE_TOPIC"
         );
         assert_eq!(value(&s, "rmqd_disk_full", &[]), 0.0);
+        // POP: no buffer (0, as Java's with buffer merge off), a revive gauge per revive queue
+        assert_eq!(value(&s, "rocketmq_pop_checkpoint_buffer_size", &[]), 0.0);
+        let _ = value(&s, "rocketmq_pop_revive_lag_milliseconds", &[("queue_id", "7")]);
+        let _ = value(&s, "rocketmq_pop_revive_latency_milliseconds", &[("queue_id", "0")]);
         assert_eq!(value(&s, "rmqd_commitlog_fsync_failed", &[]), 0.0);
         assert_eq!(value(&s, "rmqd_cleanup_forced_deleted_files_total", &[]), 0.0);
         let _ = value(&s, "rmqd_recovery_duration_milliseconds", &[]);

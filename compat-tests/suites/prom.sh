@@ -11,8 +11,8 @@
 # shellcheck shell=bash
 
 PLUGIN_SUITES+=(prom)
-# POP (issue #22) families are not served by rmqd yet.
-PROM_NOT_BUILT='^rocketmq_pop_'
+# rmqd has no pop buffer (Java's enablePopBufferMerge, off by default): no buffer-scan histogram.
+PROM_NOT_BUILT='^rocketmq_pop_buffer_scan_time_consume'
 
 prom_ids() { echo P01 P02 P03; }
 

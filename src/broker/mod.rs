@@ -245,6 +245,7 @@ impl BrokerController {
             pop::order_info::ConsumerOrderInfoManager::load(
                 paths.config_dir().join("consumerOrderInfo.json"),
             ),
+            config.revive_queue_num,
         ));
         let schedule = Arc::new(ScheduleMessageService::load(store.clone())?);
         let timer = Arc::new(TimerMessageService::load(store.clone())?);

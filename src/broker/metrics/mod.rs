@@ -179,6 +179,12 @@ pub struct BrokerMetrics {
     /// times by success (Java's `rocketmq_topic_create_execution_time`, `_consumer_group_…`).
     pub(crate) topic_create: [Histogram; 4],
     pub(crate) group_create: [Histogram; 2],
+    /// POP (Java `PopMetricsManager`): checkpoint/ack records put to the revive topic by
+    /// (group, topic, CK|ACK, put status), read back by (group, topic, revive queue, CK|ACK),
+    /// and messages put to pop retry topics by (group, topic, put status).
+    pub(crate) pop_revive_in: DashMap<(String, String, &'static str, String), u64>,
+    pub(crate) pop_revive_out: DashMap<(String, String, i32, &'static str), u64>,
+    pub(crate) pop_revive_retry: DashMap<(String, String, String), u64>,
 }
 
 /// Java's `createTimeBuckets` (ms).
@@ -208,6 +214,35 @@ impl BrokerMetrics {
             rpc: DashMap::new(),
             topic_create: std::array::from_fn(|_| Histogram::new(CREATE_TIME_BUCKETS, 1000.0)),
             group_create: std::array::from_fn(|_| Histogram::new(CREATE_TIME_BUCKETS, 1000.0)),
+            pop_revive_in: DashMap::new(),
+            pop_revive_out: DashMap::new(),
+            pop_revive_retry: DashMap::new(),
+        }
+    }
+
+    /// A POP checkpoint (`ck` true) or ack record put to the revive topic with `status`.
+    pub fn pop_revive_put(&self, group: &str, topic: &str, ck: bool, status: &str) {
+        if self.enabled {
+            let ty = if ck { "CK" } else { "ACK" };
+            let key = (group.to_string(), topic.to_string(), ty, status.to_string());
+            *self.pop_revive_in.entry(key).or_default() += 1;
+        }
+    }
+
+    /// The revive service read a checkpoint or ack record from revive queue `qid`.
+    pub fn pop_revive_get(&self, group: &str, topic: &str, qid: i32, ck: bool) {
+        if self.enabled {
+            let ty = if ck { "CK" } else { "ACK" };
+            let key = (group.to_string(), topic.to_string(), qid, ty);
+            *self.pop_revive_out.entry(key).or_default() += 1;
+        }
+    }
+
+    /// The revive service put a message nobody acknowledged into its pop retry topic.
+    pub fn pop_retry_put(&self, group: &str, topic: &str, status: &str) {
+        if self.enabled {
+            let key = (group.to_string(), topic.to_string(), status.to_string());
+            *self.pop_revive_retry.entry(key).or_default() += 1;
         }
     }
 

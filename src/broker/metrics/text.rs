@@ -190,8 +190,83 @@ pub fn render(ctx: &BrokerContext) -> String {
     traffic(ctx, &mut e);
     connections(ctx, &mut e);
     lag(ctx, now, &mut e);
+    pop(ctx, now, &mut e);
     rmqd_own(ctx, &info, &mut e);
     e.finish()
+}
+
+/// Java `PopMetricsManager`'s families. rmqd has no pop buffer (Java's `enablePopBufferMerge` is
+/// off by default, and its offset queue is rmqd's immediate commit): both buffer gauges are 0 and
+/// there is no buffer-scan histogram. As Java, `rocketmq_pop_revive_lag` holds the revive queue's
+/// messages behind and `rocketmq_pop_revive_latency` the milliseconds behind.
+fn pop(ctx: &BrokerContext, now: i64, e: &mut Exposition) {
+    use crate::broker::pop::records::REVIVE_GROUP;
+    e.gauge("rocketmq_pop_offset_buffer_size", "", &[(vec![], 0.0)]);
+    e.gauge("rocketmq_pop_checkpoint_buffer_size", "", &[(vec![], 0.0)]);
+    let topic = crate::broker::pop::revive::revive_topic(ctx);
+    let (mut behind, mut latency) = (Vec::new(), Vec::new());
+    for (qid, ts) in ctx.pop.revive_ts.iter().enumerate() {
+        let ts = ts.load(std::sync::atomic::Ordering::Relaxed);
+        let q = qid as i32;
+        let done = ctx.offsets.query(REVIVE_GROUP, &topic, q).unwrap_or(-1);
+        let max = ctx.store.max_offset_in_queue(&topic, q).max(0);
+        let (messages, millis) = if ts <= 0 {
+            (0, 0)
+        } else if max - done > 1 {
+            (max - done, (now - ts).max(0))
+        } else {
+            ((max - done).max(0), 0)
+        };
+        behind.push((vec![("queue_id", qid.to_string())], messages as f64));
+        latency.push((vec![("queue_id", qid.to_string())], millis as f64));
+    }
+    e.gauge("rocketmq_pop_revive_lag", "_milliseconds", &behind);
+    e.gauge("rocketmq_pop_revive_latency", "_milliseconds", &latency);
+    let m = &ctx.metrics;
+    let put: Vec<(Labels, f64)> = m
+        .pop_revive_in
+        .iter()
+        .map(|kv| {
+            let (g, t, ty, st) = kv.key();
+            let labels = vec![
+                ("consumer_group", g.clone()),
+                ("topic", t.clone()),
+                ("revive_message_type", ty.to_string()),
+                ("put_status", st.clone()),
+            ];
+            (labels, *kv.value() as f64)
+        })
+        .collect();
+    e.counter("rocketmq_pop_revive_in_message_total", &put);
+    let got: Vec<(Labels, f64)> = m
+        .pop_revive_out
+        .iter()
+        .map(|kv| {
+            let (g, t, q, ty) = kv.key();
+            let labels = vec![
+                ("consumer_group", g.clone()),
+                ("topic", t.clone()),
+                ("queue_id", q.to_string()),
+                ("revive_message_type", ty.to_string()),
+            ];
+            (labels, *kv.value() as f64)
+        })
+        .collect();
+    e.counter("rocketmq_pop_revive_out_message_total", &got);
+    let retry: Vec<(Labels, f64)> = m
+        .pop_revive_retry
+        .iter()
+        .map(|kv| {
+            let (g, t, st) = kv.key();
+            let labels = vec![
+                ("consumer_group", g.clone()),
+                ("topic", t.clone()),
+                ("put_status", st.clone()),
+            ];
+            (labels, *kv.value() as f64)
+        })
+        .collect();
+    e.counter("rocketmq_pop_revive_retry_messages_total", &retry);
 }
 
 /// Java `DefaultStoreMetricsManager`'s timer families (registered when `timerWheelEnable`),

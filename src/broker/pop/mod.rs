@@ -40,6 +40,10 @@ pub struct PopService {
     /// the topic (Java wakes them for V2 retry topics only, so a revived message waits for the
     /// next pop there).
     retry_of: DashMap<String, String>,
+    /// Per revive queue, the revive time of the oldest checkpoint not revived yet (now when
+    /// none; 0 before the first scan): Java's `currentReviveMessageTimestamp`, for the
+    /// `rocketmq_pop_revive_*` gauges.
+    pub revive_ts: Vec<std::sync::atomic::AtomicI64>,
 }
 
 /// One held request, counted while alive.
@@ -67,7 +71,11 @@ impl Drop for QueueLock {
 }
 
 impl PopService {
-    pub fn new(modes: MessageRequestModeManager, order: ConsumerOrderInfoManager) -> Self {
+    pub fn new(
+        modes: MessageRequestModeManager,
+        order: ConsumerOrderInfoManager,
+        revive_queue_num: i32,
+    ) -> Self {
         Self {
             ck_counter: AtomicU64::new(0),
             locks: DashMap::new(),
@@ -77,6 +85,9 @@ impl PopService {
             polling: DashMap::new(),
             polling_total: AtomicU64::new(0),
             retry_of: DashMap::new(),
+            revive_ts: (0..revive_queue_num.max(1))
+                .map(|_| std::sync::atomic::AtomicI64::new(0))
+                .collect(),
         }
     }
 

@@ -129,6 +129,7 @@ fn read_new(ctx: &BrokerContext, topic: &str, qid: i32, scan: &mut QueueScan) {
                     }
                     ck.revive_offset = *offset;
                     ck.bit_map = 0;
+                    ctx.metrics.pop_revive_get(&ck.cid, &ck.topic, qid, true);
                     scan.keys.insert(ck.merge_key(local), *offset);
                     scan.cks.insert(*offset, ck);
                 }
@@ -137,6 +138,8 @@ fn read_new(ctx: &BrokerContext, topic: &str, qid: i32, scan: &mut QueueScan) {
                     else {
                         continue;
                     };
+                    ctx.metrics
+                        .pop_revive_get(&ack.consumer_group, &ack.topic, qid, false);
                     let Some(ck) = scan
                         .keys
                         .get(&ack.merge_key(local))
@@ -187,6 +190,11 @@ fn revive_due(ctx: &BrokerContext, topic: &str, qid: i32, scan: &mut QueueScan) 
     if let Some(ro) = done {
         ctx.offsets.commit(REVIVE_GROUP, topic, qid, ro);
     }
+    let oldest = scan.cks.first_key_value().map(|(_, ck)| ck.revive_time());
+    if let Some(ts) = ctx.pop.revive_ts.get(qid as usize) {
+        let v = oldest.unwrap_or_else(crate::broker::now_millis);
+        ts.store(v, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Puts every message of `ck` nobody acknowledged into its retry topic; a message that cannot
@@ -235,6 +243,8 @@ fn revive_one(ctx: &BrokerContext, ck: &PopCheckPoint, qid: i32) {
         let msg = pop_retry(&rec, &retry_topic, ck.pop_time, ctx.store_host);
         let handle = ctx.store.put_message(&msg);
         let result = handle.result();
+        let status = format!("{:?}", result.status);
+        ctx.metrics.pop_retry_put(&ck.cid, &ck.topic, &status);
         if result.status != PutMessageStatus::PUT_OK {
             tracing::error!(topic = %retry_topic, status = ?result.status, "revive: retry put failed");
             re_put_ck(ctx, ck, offset, qid);

@@ -233,8 +233,11 @@ pub async fn change_invisible_time(
         deliver,
     )?;
     let result = ctx.store.put_message(&msg).wait().await;
+    let status = format!("{:?}", result.status);
+    ctx.metrics
+        .pop_revive_put(&h.ack.consumer_group, &h.ack.topic, true, &status);
     if result.status != PutMessageStatus::PUT_OK {
-        return Err(BrokerError::system(format!("{:?}", result.status)));
+        return Err(BrokerError::system(status));
     }
     let ack = AckMsg {
         ack_offset: h.ack.offset,
@@ -331,6 +334,9 @@ async fn write_ack(ctx: &BrokerContext, ack: &AckMsg, revive_qid: i32, deliver_m
     match pop_revive_record(ctx, qid, tag, ack.to_json(), uniq, deliver_ms) {
         Ok(msg) => {
             let r = ctx.store.put_message(&msg).wait().await;
+            let status = format!("{:?}", r.status);
+            ctx.metrics
+                .pop_revive_put(&ack.consumer_group, &ack.topic, false, &status);
             if r.status != PutMessageStatus::PUT_OK {
                 tracing::error!(status = ?r.status, topic = %ack.topic, "ack record not written");
             }

@@ -437,7 +437,11 @@ async fn answer(
             let written =
                 match pop_revive_record(ctx, revive_qid, CK_TAG, json, ck.uniq_key(), deliver) {
                     Ok(msg) => {
-                        ctx.store.put_message(&msg).wait().await.status == PutMessageStatus::PUT_OK
+                        let status = ctx.store.put_message(&msg).wait().await.status;
+                        let name = format!("{status:?}");
+                        ctx.metrics
+                            .pop_revive_put(&h.consumer_group, &read.topic, true, &name);
+                        status == PutMessageStatus::PUT_OK
                     }
                     Err(_) => false,
                 };
