@@ -144,7 +144,7 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         ACK_MESSAGE => ack_message::ack_message(ctx, c, r).await,
         BATCH_ACK_MESSAGE => ack_message::batch_ack_message(ctx, c, r).await,
         CHANGE_MESSAGE_INVISIBLETIME => ack_message::change_invisible_time(ctx, c, r).await,
-        QUERY_ASSIGNMENT => query_assignment::query_assignment(ctx, c, r),
+        QUERY_ASSIGNMENT => query_assignment::query_assignment(ctx, c, r).await,
         SET_MESSAGE_REQUEST_MODE => query_assignment::set_message_request_mode(ctx, c, r),
         GET_ALL_MESSAGE_REQUEST_MODE => query_assignment::get_all_message_request_mode(ctx, c, r),
         PEEK_MESSAGE => notification::peek_message(ctx, c, r),

@@ -75,6 +75,17 @@ pub struct BrokerContext {
     overrides: Mutex<Vec<(String, String)>>,
     /// Registration with the NameServers; `None` when no NameServer address is configured.
     registration: Option<NamesrvRegistrationService>,
+    /// Topic routes from the NameServers for QUERY_ASSIGNMENT: topic → (when, queues).
+    #[allow(clippy::type_complexity)]
+    route_cache: Mutex<
+        std::collections::HashMap<
+            String,
+            (
+                std::time::Instant,
+                Option<Vec<crate::common::topic::MessageQueue>>,
+            ),
+        >,
+    >,
 }
 
 impl BrokerContext {
@@ -138,6 +149,60 @@ impl BrokerContext {
         if let Err(e) = r {
             tracing::error!(error = %e, "cannot write consumerOrderInfo.json");
         }
+    }
+
+    /// The queues a consumer of `topic` may be assigned (Java `TopicRouteInfoManager
+    /// .getTopicSubscribeInfo`): every readable queue of every broker in the topic's route from
+    /// the NameServers, kept 30 s (`loadBalancePollNameServerInterval`); this broker's own
+    /// queues when no NameServer is configured or none answers. `None`: the topic exists nowhere.
+    pub async fn topic_subscribe_queues(
+        &self,
+        topic: &str,
+    ) -> Option<Vec<crate::common::topic::MessageQueue>> {
+        use crate::common::topic::{is_readable, MessageQueue};
+        const FRESH: std::time::Duration = std::time::Duration::from_secs(30);
+        if let Some((at, qs)) = self.route_cache.lock().get(topic) {
+            if at.elapsed() < FRESH {
+                return qs.clone();
+            }
+        }
+        let local = || {
+            self.topics.select(topic).map(|tc| {
+                (0..tc.read_queue_nums)
+                    .map(|q| MessageQueue::new(topic, &self.config.broker_name, q))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let Some(reg) = &self.registration else {
+            return local();
+        };
+        let queues = match reg.topic_route(topic).await {
+            Ok(Some(route)) => Some(
+                route
+                    .queue_datas
+                    .iter()
+                    .filter(|qd| is_readable(qd.perm))
+                    .flat_map(|qd| {
+                        (0..qd.read_queue_nums)
+                            .map(|q| MessageQueue::new(topic, &qd.broker_name, q))
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(topic, error = %e, "no route from the NameServers; assigning this broker's queues");
+                return local();
+            }
+        };
+        let mut cache = self.route_cache.lock();
+        if cache.len() > 10_000 {
+            cache.retain(|_, (at, _)| at.elapsed() < FRESH);
+        }
+        cache.insert(
+            topic.to_string(),
+            (std::time::Instant::now(), queues.clone()),
+        );
+        queues
     }
 
     /// Asks the registration service to register with the NameServers now (topic changes).
@@ -256,6 +321,7 @@ impl BrokerController {
             metrics::BrokerMetrics::new(config.metrics_exporter_type.eq_ignore_ascii_case("PROM"));
         let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
             registration: registration_service(&config, weak.clone()),
+            route_cache: Mutex::new(Default::default()),
             broker_permission: AtomicI32::new(config.broker_permission),
             config,
             store,

@@ -129,6 +129,46 @@ pub struct NamesrvRegistrationService {
 }
 
 impl NamesrvRegistrationService {
+    /// GET_ROUTEINFO_BY_TOPIC to the NameServers in turn: the first route answered, `Ok(None)`
+    /// when a NameServer says the topic does not exist, `Err` when none answered.
+    pub async fn topic_route(
+        &self,
+        topic: &str,
+    ) -> Result<Option<crate::remoting::body::topic_route::TopicRouteData>, String> {
+        use crate::remoting::body::topic_route::TopicRouteData;
+        use crate::remoting::header::namesrv::GetRouteInfoRequestHeader;
+        use crate::remoting::header::CommandHeader;
+        let mut last = String::from("no NameServer address");
+        for addr in self.shared.config.namesrv_addrs() {
+            let mut req = crate::remoting::RemotingCommand::request(
+                crate::remoting::RequestCode::GET_ROUTEINFO_BY_TOPIC.code(),
+            );
+            GetRouteInfoRequestHeader {
+                topic: topic.to_string(),
+                accept_standard_json_only: None,
+            }
+            .write_to(req.ext_mut());
+            match self
+                .shared
+                .client
+                .invoke(&addr, req, Duration::from_secs(3))
+                .await
+            {
+                Ok(r) if r.code == 0 => {
+                    return TopicRouteData::decode(&r.body.to_bytes())
+                        .map(Some)
+                        .map_err(|e| e.to_string())
+                }
+                Ok(r) if r.code == crate::remoting::ResponseCode::TOPIC_NOT_EXIST.code() => {
+                    return Ok(None)
+                }
+                Ok(r) => last = format!("{addr} answered {}: {:?}", r.code, r.remark),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(last)
+    }
+
     pub fn new(
         config: RegistrationConfig,
         client: RemotingClient,

@@ -3,9 +3,8 @@
 //! (topic, group)'s mode. POP with `popShareQueueNum` ≤ 0 (or ≥ clients − 1) gives every client
 //! one queue per broker with queueId −1 (pop from all); `%RETRY%` topics are always PULL.
 //!
-//! The queues are this broker's readable queues of the topic (Java asks the NameServer for the
-//! topic's route, which also lists other brokers' queues: in a cluster of several broker groups
-//! a POP consumer assigned here pops only from this broker).
+//! The queues are the readable queues of the topic's route from the NameServers (every broker
+//! group that has the topic), cached 30 s; this broker's own without a NameServer.
 
 use std::sync::Arc;
 
@@ -21,7 +20,7 @@ use crate::remoting::command::Body;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
 
-pub fn query_assignment(
+pub async fn query_assignment(
     ctx: &BrokerContext,
     _conn: &Arc<Connection>,
     request: &RemotingCommand,
@@ -33,7 +32,8 @@ pub fn query_assignment(
         .get(&body.topic, &body.consumer_group)
         .unwrap_or_else(|| default_mode(ctx, &body));
     // Java answers a set: one assignment per distinct queue (POP's −1 queues collapse)
-    let queues = assign(ctx, &body, &mode).map(|mut qs| {
+    let all = ctx.topic_subscribe_queues(&body.topic).await;
+    let queues = assign(ctx, &body, &mode, all).map(|mut qs| {
         let mut seen = std::collections::HashSet::new();
         qs.retain(|mq| seen.insert(mq.clone()));
         qs
@@ -81,12 +81,9 @@ fn assign(
     ctx: &BrokerContext,
     b: &QueryAssignmentRequestBody,
     mode: &SetMessageRequestModeRequestBody,
+    all: Option<Vec<MessageQueue>>,
 ) -> Option<Vec<MessageQueue>> {
-    let tc = ctx.topics.select(&b.topic)?;
-    let broker = &ctx.config.broker_name;
-    let mut all: Vec<MessageQueue> = (0..tc.read_queue_nums)
-        .map(|q| MessageQueue::new(&b.topic, broker, q))
-        .collect();
+    let mut all = all?;
     if b.message_model == "BROADCASTING" {
         return Some(all);
     }
