@@ -105,7 +105,16 @@ impl<'a> IndexLayout<'a> {
         let used_slots = self.chains(rep);
         let count = self.count;
         if count < self.max_entries && self.entry(count).is_some_and(|e| e != (0, 0, 0)) {
-            self.bad(rep, 36, format!("indexCount {count} but entry {count} holds data; entries past the count are overwritten and unreachable"));
+            // the one entry written before the header's count moves on is a put cut short by a
+            // crash (the dispatch thread writes entry, slot, then header); recovery re-indexes
+            // past the checkpoint. More than that is damage.
+            let next_empty = count + 1 >= self.max_entries
+                || self.entry(count + 1).is_none_or(|e| e == (0, 0, 0));
+            if next_empty {
+                rep.warning(self.path, 36, format!("indexCount {count} but entry {count} holds data: an index write cut short (a crash); recovery rebuilds the index from the commit log"));
+            } else {
+                self.bad(rep, 36, format!("indexCount {count} but entry {count} holds data; entries past the count are overwritten and unreachable"));
+            }
         }
         if h.hash_slot_count != used_slots {
             let what = format!(
@@ -134,6 +143,21 @@ impl<'a> IndexLayout<'a> {
                 break;
             };
             if v == 0 {
+                continue;
+            }
+            if v as usize == self.count
+                && self.count < self.max_entries
+                && self.entry(self.count).is_some_and(|e| e != (0, 0, 0))
+            {
+                // the slot of the entry a crash cut short (see `structure`): its chain goes on
+                // from that entry's predecessor, and a slot it had just taken is not counted in
+                // the header yet
+                rep.warning(self.path, sp as u64, format!("slot {s}: value {v} is the entry written past indexCount (a crash); recovery rebuilds the index"));
+                let prev = self.entry(self.count).map_or(0, |e| e.2);
+                if prev > 0 && (prev as usize) < self.written {
+                    used_slots += 1;
+                    self.follow_chain(s, prev as usize, &mut reached, rep);
+                }
                 continue;
             }
             if v < 0 || v as usize >= self.written {
