@@ -122,24 +122,8 @@ pub async fn ack_message(
         ack_orderly(ctx, conn, t, g, h.queue_id, h.offset, pt, it).await?;
         return Ok(ok(request));
     }
-    let ack = AckMsg {
-        ack_offset: h.offset,
-        ack_offset_list: None,
-        broker_name: Some(receipt.broker_name.clone()),
-        consumer_group: h.consumer_group.clone(),
-        pop_time: receipt.pop_time,
-        queue_id: h.queue_id,
-        start_offset: receipt.ck_start_offset,
-        topic: h.topic.clone(),
-    };
     // Java answers SUCCESS whatever the write gave (failures are logged)
-    write_ack(
-        ctx,
-        &ack,
-        receipt.revive_qid,
-        receipt.pop_time + receipt.invisible_time,
-    )
-    .await;
+    ack_receipt(ctx, &h, &receipt).await;
     Ok(ok(request))
 }
 
@@ -239,23 +223,7 @@ pub async fn change_invisible_time(
     if result.status != PutMessageStatus::PUT_OK {
         return Err(BrokerError::system(status));
     }
-    let ack = AckMsg {
-        ack_offset: h.ack.offset,
-        ack_offset_list: None,
-        broker_name: Some(receipt.broker_name.clone()),
-        consumer_group: h.ack.consumer_group.clone(),
-        pop_time: receipt.pop_time,
-        queue_id: h.ack.queue_id,
-        start_offset: receipt.ck_start_offset,
-        topic: h.ack.topic.clone(),
-    };
-    write_ack(
-        ctx,
-        &ack,
-        receipt.revive_qid,
-        receipt.pop_time + receipt.invisible_time,
-    )
-    .await;
+    ack_receipt(ctx, &h.ack, &receipt).await;
     let mut r = success_with(
         request,
         ChangeInvisibleTimeResponseHeader {
@@ -316,6 +284,23 @@ fn parse_receipt(extra_info: &str) -> Result<Receipt, BrokerError> {
             format!("extraInfo is not a POP receipt: {extra_info:?}"),
         )
     })
+}
+
+/// Acknowledges the message `h` names under its receipt: an ack record in the receipt's revive
+/// queue, due when the pop's invisible time ends.
+async fn ack_receipt(ctx: &BrokerContext, h: &AckMessageRequestHeader, receipt: &Receipt) {
+    let ack = AckMsg {
+        ack_offset: h.offset,
+        ack_offset_list: None,
+        broker_name: Some(receipt.broker_name.clone()),
+        consumer_group: h.consumer_group.clone(),
+        pop_time: receipt.pop_time,
+        queue_id: h.queue_id,
+        start_offset: receipt.ck_start_offset,
+        topic: h.topic.clone(),
+    };
+    let due = receipt.pop_time + receipt.invisible_time;
+    write_ack(ctx, &ack, receipt.revive_qid, due).await;
 }
 
 /// Writes an ack record to `revive_qid`, due at `deliver_ms`; a failure is logged (Java).
