@@ -498,3 +498,35 @@ async fn orderly_pop_blocks_the_queue_until_acknowledged() {
     let info = std::fs::read_to_string(dir.path().join("config/consumerOrderInfo.json")).unwrap();
     assert!(info.contains("POP_FIFO@POP_G"), "{info}");
 }
+
+/// An extreme invisible time (Java accepts any) puts the checkpoint straight into the revive
+/// queue: its messages come back at once, and the revive queue goes on (no overflow stalls it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extreme_invisible_time_neither_stalls_revive_nor_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = support::start_broker(dir.path(), &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, TOPIC, 1);
+        send(&mut c, "x0");
+        send(&mut c, "x1");
+        let mut got = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while got.len() < 2 && Instant::now() < deadline {
+            got.extend(pop(&mut c, i64::MIN + 1, 500).1);
+        }
+        assert_eq!(got.len(), 2);
+        let mut back = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while back.len() < 2 && Instant::now() < deadline {
+            back.extend(pop(&mut c, 60_000, 1_000).1);
+        }
+        let mut bodies: Vec<String> = back.iter().map(|p| p.body.clone()).collect();
+        bodies.sort();
+        assert_eq!(bodies, vec!["x0", "x1"]);
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

@@ -80,6 +80,17 @@ pub enum PutMessageStatus {
     UNKNOWN_ERROR,
 }
 
+impl PutMessageStatus {
+    /// The record is in the commit log (a flush or replica that timed out leaves it there).
+    pub fn is_stored(self) -> bool {
+        use PutMessageStatus::*;
+        matches!(
+            self,
+            PUT_OK | FLUSH_DISK_TIMEOUT | FLUSH_SLAVE_TIMEOUT | SLAVE_NOT_AVAILABLE
+        )
+    }
+}
+
 /// Java `AppendMessageStatus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types)]

@@ -44,6 +44,9 @@ pub struct PopService {
     /// none; 0 before the first scan): Java's `currentReviveMessageTimestamp`, for the
     /// `rocketmq_pop_revive_*` gauges.
     pub revive_ts: Vec<std::sync::atomic::AtomicI64>,
+    /// (topic, queueId) → when a wake-up is already scheduled (orderly queues unblocking): at
+    /// most one pending per queue, as Java's one timeout per key.
+    wakes: DashMap<(String, i32), i64>,
 }
 
 /// One held request, counted while alive.
@@ -88,6 +91,7 @@ impl PopService {
             revive_ts: (0..revive_queue_num.max(1))
                 .map(|_| std::sync::atomic::AtomicI64::new(0))
                 .collect(),
+            wakes: DashMap::new(),
         }
     }
 
@@ -173,13 +177,22 @@ impl PopService {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
+        let now = crate::broker::now_millis();
+        let key = (topic.to_string(), queue_id);
+        {
+            let mut slot = self.wakes.entry(key.clone()).or_insert(i64::MAX);
+            if *slot > now && *slot <= at_ms {
+                return;
+            }
+            *slot = at_ms;
+        }
         let svc = std::sync::Arc::downgrade(self);
-        let topic = topic.to_string();
-        let wait = (at_ms - crate::broker::now_millis()).clamp(0, 600_000) as u64;
+        let wait = at_ms.saturating_sub(now).clamp(0, 600_000) as u64;
         rt.spawn(async move {
             tokio::time::sleep(std::time::Duration::from_millis(wait + 1)).await;
             if let Some(svc) = svc.upgrade() {
-                svc.notify_arrival(&topic, queue_id);
+                svc.wakes.remove_if(&key, |_, t| *t == at_ms);
+                svc.notify_arrival(&key.0, key.1);
             }
         });
     }

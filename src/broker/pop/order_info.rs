@@ -110,7 +110,10 @@ impl OrderInfo {
             .offset_next_visible_time
             .as_ref()
             .and_then(|m| m.get(&self.offset(i).to_string()).copied());
-        own.unwrap_or(self.pop_time + self.invisible_time.unwrap_or(0))
+        own.unwrap_or(
+            self.pop_time
+                .saturating_add(self.invisible_time.unwrap_or(0)),
+        )
     }
 
     /// Java `needBlock`.

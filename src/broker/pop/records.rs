@@ -71,8 +71,10 @@ impl PopCheckPoint {
     /// The queue offset of message `i` (`so + d[i]`, or `so + i` for a CK without `d`).
     pub fn offset_at(&self, i: usize) -> i64 {
         match &self.queue_offset_diff {
-            Some(d) => self.start_offset + d.get(i).copied().unwrap_or(i as i32) as i64,
-            None => self.start_offset + i as i64,
+            Some(d) => self
+                .start_offset
+                .saturating_add(d.get(i).copied().unwrap_or(i as i32) as i64),
+            None => self.start_offset.saturating_add(i as i64),
         }
     }
 

@@ -44,6 +44,9 @@ struct QueueScan {
     end_time: i64,
     /// When a record was last read (ms).
     last_read: i64,
+    /// The progress this service committed last; another value in the offset table (an
+    /// operator's reset) restarts the scan from there, as Java reads the table every round.
+    committed: Option<i64>,
 }
 
 pub struct Reviver {
@@ -83,11 +86,19 @@ pub fn revive_topic(ctx: &BrokerContext) -> String {
 
 fn read_new(ctx: &BrokerContext, topic: &str, qid: i32, scan: &mut QueueScan) {
     let local = &ctx.config.broker_name;
-    let mut next = *scan.next.get_or_insert_with(|| {
-        ctx.offsets
-            .query(REVIVE_GROUP, topic, qid)
-            .map_or(0, |done| done + 1)
-    });
+    let stored = ctx.offsets.query(REVIVE_GROUP, topic, qid);
+    if scan.next.is_some() && stored != scan.committed {
+        tracing::info!(
+            qid,
+            ?stored,
+            "revive progress changed outside the revive service; rescanning"
+        );
+        *scan = QueueScan::default();
+    }
+    scan.committed = stored;
+    let mut next = *scan
+        .next
+        .get_or_insert_with(|| stored.map_or(0, |done| done + 1));
     let now = crate::broker::now_millis();
     let mut read = 0;
     loop {
@@ -166,7 +177,7 @@ fn read_new(ctx: &BrokerContext, topic: &str, qid: i32, scan: &mut QueueScan) {
     if read > 0 {
         scan.last_read = now;
     } else if scan.end_time != 0
-        && now - scan.end_time.max(scan.last_read) > IDLE_MS
+        && now.saturating_sub(scan.end_time.max(scan.last_read)) > IDLE_MS
         && ctx.timer.caught_up(now)
     {
         scan.end_time = now;
@@ -178,17 +189,21 @@ fn revive_due(ctx: &BrokerContext, topic: &str, qid: i32, scan: &mut QueueScan) 
     let local = ctx.config.broker_name.clone();
     let mut done = None;
     while let Some((&ro, ck)) = scan.cks.first_key_value() {
-        if scan.end_time - ck.revive_time() <= ACK_TIME_INTERVAL + 1_000 {
+        if scan.end_time.saturating_sub(ck.revive_time()) <= ACK_TIME_INTERVAL + 1_000 {
             break;
         }
         let ck = ck.clone();
         revive_one(ctx, &ck, qid);
         scan.cks.remove(&ro);
-        scan.keys.remove(&ck.merge_key(&local));
+        let key = ck.merge_key(&local);
+        if scan.keys.get(&key) == Some(&ro) {
+            scan.keys.remove(&key);
+        }
         done = Some(ro);
     }
     if let Some(ro) = done {
         ctx.offsets.commit(REVIVE_GROUP, topic, qid, ro);
+        scan.committed = Some(ro);
     }
     let oldest = scan.cks.first_key_value().map(|(_, ck)| ck.revive_time());
     if let Some(ts) = ctx.pop.revive_ts.get(qid as usize) {
@@ -205,7 +220,8 @@ fn revive_one(ctx: &BrokerContext, ck: &PopCheckPoint, qid: i32) {
         tracing::warn!(topic = %normal, "revive: the topic is gone; its checkpoint is skipped");
         return;
     }
-    if ctx.groups.find(&ck.cid).is_none() {
+    // Java's findSubscriptionGroupConfig creates the group when autoCreateSubscriptionGroup is on
+    if ctx.groups.find_or_create(&ck.cid).is_err() {
         tracing::warn!(group = %ck.cid, "revive: the group is gone; its checkpoint is skipped");
         return;
     }
@@ -296,7 +312,7 @@ fn re_put_ck(ctx: &BrokerContext, old: &PopCheckPoint, offset: i64, qid: i32) {
         let i = times.min(REWRITE_INTERVALS_S.len() - 1);
         ck.invisible_time += REWRITE_INTERVALS_S[i] * 1000;
     }
-    let deliver = ck.revive_time() - ACK_TIME_INTERVAL;
+    let deliver = ck.revive_time().saturating_sub(ACK_TIME_INTERVAL);
     match pop_revive_record(ctx, qid, CK_TAG, ck.to_json(), ck.uniq_key(), deliver) {
         Ok(msg) => {
             let handle = ctx.store.put_message(&msg);

@@ -145,6 +145,7 @@ pub async fn batch_ack_message(
             None,
         ));
     };
+    let mut first_error = None;
     for a in &b.acks {
         let topic = real_topic(&a.topic, &a.consumer_group, &a.retry);
         let min = ctx.store.min_offset_in_queue(&topic, a.queue_id);
@@ -162,9 +163,12 @@ pub async fn batch_ack_message(
             continue;
         }
         if a.revive_queue_id == ORDER_REVIVE_QUEUE {
+            // an illegal offset is answered, and the other acks are still applied (Java)
             for o in offsets {
                 let (g, pt, it) = (&a.consumer_group, a.pop_time, a.invisible_time);
-                ack_orderly(ctx, conn, &topic, g, a.queue_id, o, pt, it).await?;
+                if let Err(e) = ack_orderly(ctx, conn, &topic, g, a.queue_id, o, pt, it).await {
+                    first_error.get_or_insert(e);
+                }
             }
             continue;
         }
@@ -178,9 +182,18 @@ pub async fn batch_ack_message(
             start_offset: a.start_offset,
             topic,
         };
-        write_ack(ctx, &ack, a.revive_queue_id, a.pop_time + a.invisible_time).await;
+        write_ack(
+            ctx,
+            &ack,
+            a.revive_queue_id,
+            a.pop_time.saturating_add(a.invisible_time),
+        )
+        .await;
     }
-    Ok(ok(request))
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(ok(request)),
+    }
 }
 
 pub async fn change_invisible_time(
@@ -207,7 +220,7 @@ pub async fn change_invisible_time(
         queue_offset_diff: Some(vec![0]),
         ..Default::default()
     };
-    let deliver = ck.revive_time() - ACK_TIME_INTERVAL;
+    let deliver = ck.revive_time().saturating_sub(ACK_TIME_INTERVAL);
     let msg = pop_revive_record(
         ctx,
         receipt.revive_qid,
@@ -220,7 +233,7 @@ pub async fn change_invisible_time(
     let status = format!("{:?}", result.status);
     ctx.metrics
         .pop_revive_put(&h.ack.consumer_group, &h.ack.topic, true, &status);
-    if result.status != PutMessageStatus::PUT_OK {
+    if !result.status.is_stored() {
         return Err(BrokerError::system(status));
     }
     ack_receipt(ctx, &h.ack, &receipt).await;
@@ -256,7 +269,7 @@ async fn change_orderly(
     if a.offset >= committed() {
         let _lock = ctx.pop.lock(&a.topic, &a.consumer_group, a.queue_id).await;
         if a.offset >= committed() {
-            let next_visible = now + h.invisible_time;
+            let next_visible = now.saturating_add(h.invisible_time);
             ctx.pop.order.update_next_visible_time(
                 &a.topic,
                 &a.consumer_group,
@@ -267,7 +280,7 @@ async fn change_orderly(
             );
             header = ChangeInvisibleTimeResponseHeader {
                 pop_time: receipt.pop_time,
-                invisible_time: next_visible - receipt.pop_time,
+                invisible_time: next_visible.saturating_sub(receipt.pop_time),
                 revive_qid: receipt.revive_qid,
             };
         }
@@ -299,24 +312,31 @@ async fn ack_receipt(ctx: &BrokerContext, h: &AckMessageRequestHeader, receipt: 
         start_offset: receipt.ck_start_offset,
         topic: h.topic.clone(),
     };
-    let due = receipt.pop_time + receipt.invisible_time;
+    let due = receipt.pop_time.saturating_add(receipt.invisible_time);
     write_ack(ctx, &ack, receipt.revive_qid, due).await;
 }
 
 /// Writes an ack record to `revive_qid`, due at `deliver_ms`; a failure is logged (Java).
 async fn write_ack(ctx: &BrokerContext, ack: &AckMsg, revive_qid: i32, deliver_ms: i64) {
-    let (tag, uniq) = match &ack.ack_offset_list {
-        Some(list) => (
-            BATCH_ACK_TAG,
-            format!(
-                "{}@{}@{:?}@{}@{}@{}",
-                ack.topic, ack.queue_id, list, ack.consumer_group, ack.pop_time, BATCH_ACK_TAG
-            ),
-        ),
-        None => (ACK_TAG, ack.uniq_key()),
+    // a batch ack's UNIQ_KEY ends up in the single ack's form (`ao` -1): Java sets the batch
+    // form, then overwrites it with genAckUniqueId
+    let tag = match &ack.ack_offset_list {
+        Some(_) => BATCH_ACK_TAG,
+        None => ACK_TAG,
     };
-    let qid = revive_qid.clamp(0, ctx.config.revive_queue_num.max(1) - 1);
-    match pop_revive_record(ctx, qid, tag, ack.to_json(), uniq, deliver_ms) {
+    if revive_qid < 0 {
+        tracing::error!(revive_qid, topic = %ack.topic, "ack record not written: a negative revive queue in the receipt");
+        return;
+    }
+    // the receipt's queue, as given (Java): an ack must land where its checkpoint is
+    match pop_revive_record(
+        ctx,
+        revive_qid,
+        tag,
+        ack.to_json(),
+        ack.uniq_key(),
+        deliver_ms,
+    ) {
         Ok(msg) => {
             let r = ctx.store.put_message(&msg).wait().await;
             let status = format!("{:?}", r.status);

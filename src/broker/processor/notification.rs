@@ -75,7 +75,7 @@ fn has_message(ctx: &BrokerContext, h: &NotificationRequestHeader) -> bool {
                     && ctx
                         .pop
                         .order
-                        .check_block(attempt, topic, &h.consumer_group, q, 0, now);
+                        .check_block(attempt, &h.topic, &h.consumer_group, q, 0, now);
                 !blocked
                     && ctx.store.max_offset_in_queue(topic, q)
                         > offset_of(ctx, &h.consumer_group, topic, q)
@@ -99,7 +99,11 @@ pub async fn notification(
         has_msg: has_message(ctx, &h),
         polling_full: false,
     };
-    let wait_ms = (h.born_time + h.poll_time - 50 - now).clamp(0, 300_000);
+    let wait_ms = h
+        .born_time
+        .saturating_add(h.poll_time)
+        .saturating_sub(50 + now)
+        .clamp(0, 300_000);
     if !answer.has_msg && wait_ms > 0 {
         let polling = ctx.pop.start_polling(
             &h.topic,

@@ -33,7 +33,7 @@ use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
 use crate::store::get::{GetMessageResult, GetMessageStatus, MessageFilter};
-use crate::store::message::{decode_record, encode_record, PutMessageStatus, RecordHeader};
+use crate::store::message::{decode_record, encode_record, RecordHeader};
 
 pub async fn pop_message(
     ctx: &BrokerContext,
@@ -70,7 +70,11 @@ pub async fn pop_message(
     };
     let mut round = read_round(ctx, &plan);
     if round.reads.is_empty() && h.poll_time > 0 {
-        let wait_ms = (h.born_time + h.poll_time - 50 - now).clamp(0, 300_000);
+        let wait_ms = h
+            .born_time
+            .saturating_add(h.poll_time)
+            .saturating_sub(50 + now)
+            .clamp(0, 300_000);
         let polling = ctx.pop.start_polling(
             &h.topic,
             &h.consumer_group,
@@ -363,19 +367,17 @@ fn pop_offset(ctx: &BrokerContext, topic: &str, group: &str, queue_id: i32, init
     let min = ctx.store.min_offset_in_queue(topic, queue_id).max(0);
     let offset = if init_mode == 0 || crate::common::topic::is_retry_topic(topic) {
         min
-    } else if min == 0 && ctx.store.max_offset_in_queue(topic, queue_id) > 0 && first_in_memory() {
+    } else if min == 0
+        && ctx
+            .store
+            .check_in_mem_by_consume_offset(topic, queue_id, 0, 1)
+    {
         0
     } else {
         (ctx.store.max_offset_in_queue(topic, queue_id) - 1).max(0)
     };
     ctx.offsets.commit(group, topic, queue_id, offset);
     offset
-}
-
-/// Java `initPopOffsetByCheckMsgInMem` (true) asks whether the queue's first message is still in
-/// the page cache; rmqd maps every commit-log file, so it answers yes.
-fn first_in_memory() -> bool {
-    true
 }
 
 async fn answer(
@@ -432,7 +434,7 @@ async fn answer(
                 read.start_offset,
             );
         } else {
-            let deliver = ck.revive_time() - ACK_TIME_INTERVAL;
+            let deliver = ck.revive_time().saturating_sub(ACK_TIME_INTERVAL);
             let json = ck.to_json();
             let written =
                 match pop_revive_record(ctx, revive_qid, CK_TAG, json, ck.uniq_key(), deliver) {
@@ -441,7 +443,9 @@ async fn answer(
                         let name = format!("{status:?}");
                         ctx.metrics
                             .pop_revive_put(&h.consumer_group, &read.topic, true, &name);
-                        status == PutMessageStatus::PUT_OK
+                        // stored even when its flush timed out (Java's putCkToStore): holding
+                        // the messages back would pop them again under a second checkpoint
+                        status.is_stored()
                     }
                     Err(_) => false,
                 };
@@ -576,7 +580,7 @@ fn empty_answer(
         rest_num: rest,
         start_offset_info: Some(String::new()),
         msg_offset_info: Some(String::new()),
-        order_count_info: None,
+        order_count_info: h.order.then(String::new),
     };
     let mut r =
         RemotingCommand::response_to(request, code.code(), Some("NO_MESSAGE_IN_QUEUE".into()));

@@ -44,7 +44,9 @@ pub struct PopMessageRequestHeader {
 impl PopMessageRequestHeader {
     /// Java `isTimeoutTooMuch`: the request spent more than 500 ms beyond its poll time on the way.
     pub fn is_timeout_too_much(&self, now: i64) -> bool {
-        now - self.born_time - self.poll_time > 500
+        now.saturating_sub(self.born_time)
+            .saturating_sub(self.poll_time)
+            > 500
     }
 }
 
