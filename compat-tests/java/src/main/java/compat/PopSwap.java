@@ -66,11 +66,14 @@ final class PopSwap {
      */
     static final long IT = Long.getLong("compat.popsw.invisibleMs", 45_000L);
     /**
-     * Latest accepted redelivery, after max(popTime + invisibleTime, consumer start). Java 5.3.3 oracle (Java ->
-     * Java, see the numbers below): the revive service re-puts a message ~2 s after its invisible time; an arrival
-     * in a V1 retry topic wakes no parked POP, so the consumer gets it when its parked POP (pollTime 15 s) ends.
+     * Latest accepted redelivery, after max(popTime + invisibleTime, consumer start). Java 5.3.3: the revive service
+     * re-puts a message ~2 s after its invisible time; an arrival in a V1 retry topic wakes no parked POP, so the
+     * consumer gets it when its parked POP (pollTime 15 s) ends: between ~2 and ~17.5 s late, by the phase of the
+     * consumer's 15 s polls. Measured (2026-12-02, 2-core shared box): Java -> Java 15.2 s (consumer started 16.7 s
+     * before the invisible time ended); rmqd -> Java 3.3 s (started 28.7 s before). rmqd wakes parked POPs on a
+     * retry arrival: Java -> rmqd see the run notes in the commit. 30 s = the Java worst case + 12 s.
      */
-    static final long BOUND_MS = Long.getLong("compat.popsw.boundMs", 40_000L);
+    static final long BOUND_MS = Long.getLong("compat.popsw.boundMs", 30_000L);
 
     static String topic(Ctx c) {
         return "POPSW_" + c.runId + "_t";
@@ -349,9 +352,11 @@ final class PopSwap {
                 + (ackedBack.isEmpty() ? "" : ", acked ones came back: " + ackedBack) + "; " + before + "; " + retryState(c, retry, topic)
                 + "; " + wire.summary() + " answers " + new TreeMap<>(wire.answers));
         }
-        Main.check(ackedBack.isEmpty(), "acknowledged before the swap and delivered again on the second broker: body indexes " + ackedBack
-            + " (e.g. " + describe(got.get(rows.values().stream().filter(r -> r.acked && got.containsKey(r.uniq)).findFirst().get().uniq).get(0))
-            + "); " + retryState(c, retry, topic));
+        if (!ackedBack.isEmpty()) {
+            MessageExt e = got.get(rows.values().stream().filter(r -> r.acked && got.containsKey(r.uniq)).findFirst().get().uniq).get(0);
+            throw new AssertionError("acknowledged before the swap and delivered again on the second broker: body indexes " + ackedBack
+                + " (e.g. " + describe(e) + "); " + retryState(c, retry, topic));
+        }
         String w = Pop.expectPopWire(wire, topic);
         TreeSet<Integer> dup = new TreeSet<>();
         for (Map.Entry<String, List<MessageExt>> e : got.entrySet()) {
@@ -359,7 +364,9 @@ final class PopSwap {
                 dup.add(index(e.getValue().get(0)));
             }
         }
-        Main.check(dup.isEmpty(), "delivered more than once on the second broker: body indexes " + dup + "; " + retryState(c, retry, topic));
+        if (!dup.isEmpty()) {
+            throw new AssertionError("delivered more than once on the second broker: body indexes " + dup + "; " + retryState(c, retry, topic));
+        }
         Main.check(got.size() == unacked.size() + NEW, "received " + got.size() + " distinct messages, want " + (unacked.size() + NEW)
             + " (the " + unacked.size() + " unacked + " + NEW + " new)");
         long minLate = Long.MAX_VALUE;
@@ -393,13 +400,18 @@ final class PopSwap {
             Main.check(m.getReconsumeTimes() == 0, "new message body " + index(m) + " reconsumeTimes " + m.getReconsumeTimes());
             freshMax = Math.max(freshMax, when.get(u).get(0) - tSend);
         }
-        String diff = Pop.awaitDiffZero(c, group, topic, 30_000);
-        String diffRetry = Pop.awaitDiffZero(c, group, retry, 30_000);
-        return unacked.size() + " unacked back once from " + retry + " (offsets 0.." + (unacked.size() - 1)
+        String done = unacked.size() + " unacked back once from " + retry + " (offsets 0.." + (unacked.size() - 1)
             + ", reconsumeTimes 1, 1ST_POP_TIME = first broker's popTime) " + minLate + ".." + maxLate
             + " ms after max(popTime + invisibleTime, consumer start) (" + before + "); 0 of " + (N - unacked.size())
             + " acked back; " + NEW + " new delivered within " + freshMax + " ms of the send; all within " + (tAll - tStart)
-            + " ms of the consumer start; " + w + "; consume stats topic " + diff + ", retry " + diffRetry;
+            + " ms of the consumer start";
+        try {
+            String diff = Pop.awaitDiffZero(c, group, topic, 30_000);
+            String diffRetry = Pop.awaitDiffZero(c, group, retry, 30_000);
+            return done + "; " + w + "; consume stats topic " + diff + ", retry " + diffRetry;
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + " (the rest passed: " + done + ")");
+        }
     }
 
     static String describe(MessageExt m) {
