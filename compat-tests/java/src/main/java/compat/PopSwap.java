@@ -392,7 +392,7 @@ final class PopSwap {
             revived.add(m);
         }
         Pop.checkRetryOffsets(revived, unacked.size());
-        long maxRetry = c.admin().maxOffset(new MessageQueue(retry, c.brokerName, 0));
+        long maxRetry = maxOffset(c, retry, 0);
         Main.check(maxRetry == unacked.size(), retry + " max offset " + maxRetry + ", want " + unacked.size() + " (only the unacked revived)");
         long freshMax = 0;
         for (String u : fresh) {
@@ -420,18 +420,27 @@ final class PopSwap {
             + " POP_CK '" + m.getProperty(MessageConst.PROPERTY_POP_CK) + "' 1ST_POP_TIME " + m.getProperty(MessageConst.PROPERTY_FIRST_POP_TIME);
     }
 
+    /**
+     * GET_MAX_OFFSET straight to the broker under test: DefaultMQAdminExt.maxOffset goes by the topic's route, and the
+     * Java broker registers a pop retry topic its revive service created at its next registration (up to 30 s later).
+     */
+    static long maxOffset(Ctx c, String topic, int queueId) throws Exception {
+        return c.admin().getDefaultMQAdminExtImpl().getMqClientInstance().getMQClientAPIImpl()
+            .getMaxOffset(c.brokerAddr, new MessageQueue(topic, c.brokerName, queueId), 5_000);
+    }
+
     /** broker offsets of the retry topic and the topic, for failure details */
     static String retryState(Ctx c, String retry, String topic) {
         StringBuilder b = new StringBuilder();
         try {
-            b.append(retry).append(" max offset ").append(c.admin().maxOffset(new MessageQueue(retry, c.brokerName, 0)));
+            b.append(retry).append(" max offset ").append(maxOffset(c, retry, 0));
         } catch (Exception e) {
             b.append(retry).append(": ").append(e.getMessage());
         }
         try {
             long sum = 0;
             for (int q = 0; q < 4; q++) {
-                sum += c.admin().maxOffset(new MessageQueue(topic, c.brokerName, q));
+                sum += maxOffset(c, topic, q);
             }
             b.append(", ").append(topic).append(" max offsets total ").append(sum);
         } catch (Exception e) {
