@@ -344,7 +344,7 @@ print_table() {
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 brokers = sys.argv[2].split(",")
-skip = {"R01-SEND", "R01-VERIFY", "SW-WRITE", "SW-VERIFY", "SW-LOAD", "SW-LOADVERIFY", "SW-PING", "SW-LIVE-JAVA", "SW-LIVE-GO"}
+skip = {"R01-SEND", "R01-VERIFY", "SW-WRITE", "SW-VERIFY", "SW-LOAD", "SW-LOADVERIFY", "SW-PING", "SW-LIVE-JAVA", "SW-LIVE-GO", "POP-SW-WRITE", "POP-SW-VERIFY"}
 order, res = [], {}
 for b, suite, sid, client, st, ms, det in rows:
     if sid in skip: continue

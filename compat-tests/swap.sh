@@ -15,9 +15,15 @@
 #   SW-LOCK-J    rmqd holds the directory; the Java broker started on it fails ("Lock failed"); rmqd keeps working.
 #   SW-LIVE      a Java producer + push consumer and a Go producer + push consumer run while the broker is
 #                swapped Java -> rmqd -> Java; every acked message consumed; duplicates and outages reported.
+#   POP-SW-J2R   issue 22, POP state across a swap (PopSwap.java): on the first broker a child JVM pops 40 messages
+#   POP-SW-R2J   in POP mode (invisibleTime 45 s), acks the 20 even ones, holds the 20 odd ones and is SIGKILLed;
+#                the broker gets SIGTERM; on the second broker a new consumer of the group gets each of the 20 back
+#                once from %RETRY%<group>_<topic> (reconsumeTimes 1, 1ST_POP_TIME = the first pop), not before
+#                popTime + invisibleTime, within a bound measured on Java -> Java; no acked one comes back; 5 new
+#                messages are delivered. Java -> rmqd and rmqd -> Java.
 
-SWAP_IDS=(SW-J2R SW-R2J SW-J2R-KILL SW-R2J-KILL SW-LOCK-R SW-LOCK-J SW-LIVE)
-SWAP_SUB_IDS="SW-WRITE SW-VERIFY SW-LOAD SW-LOADVERIFY SW-PING SW-LIVE-JAVA SW-LIVE-GO"
+SWAP_IDS=(SW-J2R SW-R2J SW-J2R-KILL SW-R2J-KILL SW-LOCK-R SW-LOCK-J SW-LIVE POP-SW-J2R POP-SW-R2J)
+SWAP_SUB_IDS="SW-WRITE SW-VERIFY SW-LOAD SW-LOADVERIFY SW-PING SW-LIVE-JAVA SW-LIVE-GO POP-SW-WRITE POP-SW-VERIFY"
 
 # swap_conf <dir> <flushDiskType> [port] : broker.conf for a swap case (same file for both brokers).
 swap_conf() {
@@ -227,6 +233,47 @@ live_case() { # live_case <a> <b>
   swap_stop_kind TERM
 }
 
+# pop_swap_case <id> <first> <second> : unacknowledged POP messages move with the store (SIGTERM between).
+# Java 5.3.3 oracle (Java -> Java): see PopSwap.java for the timings that size its bounds.
+pop_swap_case() {
+  local id=$1 first=$2 second=$3 A="127.0.0.1:$JAVA_BROKER_PORT" t0=$SECONDS
+  local dir="$RUN_DIR/swap/$id-$CUR_BROKER" rid="${RID}${id//-/}${CUR_BROKER:0:1}"
+  mkdir -p "$dir"; swap_conf "$dir" ASYNC_FLUSH
+  local from; from=$(wc -l < "$RESULTS")
+  log "pop swap $id ($CUR_BROKER column): $first -> $second after SIGTERM, 20 of 40 popped messages unacked"
+  if ! start_broker "$first" "$dir/broker.conf"; then
+    record "$id" java FAIL 0 "$first broker did not start: $(tail -n 3 "$BROKER_LOG" | tr '\n' ' ' | cut -c1-200)"
+    swap_stop_kind KILL; return
+  fi
+  run_main 300 -- --broker-addr "$A" --only POP-SW-WRITE --run-id "$rid"
+  local res; res=$(subs_result "$from" POP-SW-WRITE)
+  if [ "${res%%$'\t'*}" != PASS ]; then
+    broker_logs 60 >&2
+    swap_stop_kind TERM
+    record "$id" java FAIL $(( (SECONDS - t0) * 1000 )) "on the $first broker, before the swap: ${res#*$'\t'}"
+    return
+  fi
+  local ts=$SECONDS
+  swap_stop_kind TERM
+  local down=$((SECONDS - ts))
+  echo "----- $second broker on the store $first left (SIGTERM, POP state pending) -----" >> "$BROKER_LOG"
+  local t1=$SECONDS
+  if ! start_broker "$second" "$dir/broker.conf"; then
+    record "$id" java FAIL $(( (SECONDS - t0) * 1000 )) "$second broker did not start on the $first store: $(tail -n 3 "$BROKER_LOG" | tr '\n' ' ' | cut -c1-200)"
+    swap_stop_kind KILL; return
+  fi
+  local up=$((SECONDS - t1))
+  run_main 360 -- --broker-addr "$A" --only POP-SW-VERIFY --run-id "$rid"
+  res=$(subs_result "$from" POP-SW-WRITE POP-SW-VERIFY)
+  [ "${res%%$'\t'*}" = PASS ] || broker_logs 80 >&2
+  swap_stop_kind TERM
+  local dump=""
+  if [ "${res%%$'\t'*}" != PASS ] && python3 "$COMPAT_DIR/pop_store_dump.py" "$dir/store" "$dir/dump" > "$dir/dump.out" 2>&1; then
+    dump=" (store decoded in $dir/dump)"
+  fi
+  record "$id" java "${res%%$'\t'*}" $(( (SECONDS - t0) * 1000 )) "$first -> $second (first stopped in ${down}s, second up in ${up}s): ${res#*$'\t'}$dump"
+}
+
 suite_swap() {
   CUR_SUITE=swap
   local s=$SECONDS
@@ -239,6 +286,7 @@ suite_swap() {
     if has SW-J2R-KILL || has SW-R2J-KILL; then swap_case SW-J2R-KILL java java KILL; copy_result SW-J2R-KILL SW-R2J-KILL; fi
     if has SW-LOCK-R || has SW-LOCK-J; then lock_case SW-LOCK-R java java; copy_result SW-LOCK-R SW-LOCK-J; fi
     has SW-LIVE && live_case java java
+    if has POP-SW-J2R || has POP-SW-R2J; then pop_swap_case POP-SW-J2R java java; copy_result POP-SW-J2R POP-SW-R2J; fi
   fi
   if [[ ",$BROKERS," == *",rmqd,"* ]]; then
     CUR_BROKER=rmqd
@@ -249,6 +297,8 @@ suite_swap() {
     has SW-LOCK-R && lock_case SW-LOCK-R java rmqd
     has SW-LOCK-J && lock_case SW-LOCK-J rmqd java
     has SW-LIVE && live_case java rmqd
+    has POP-SW-J2R && pop_swap_case POP-SW-J2R java rmqd
+    has POP-SW-R2J && pop_swap_case POP-SW-R2J rmqd java
   fi
   TIMES+=("swap $((SECONDS - s))s")
 }

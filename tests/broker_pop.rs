@@ -8,6 +8,7 @@ mod support;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use rmqd::remoting::body::consume_stats::ConsumeStats;
 use rmqd::remoting::{RequestCode, ResponseCode};
 use support::{create_topic, request as req, RawClient};
 
@@ -274,6 +275,40 @@ async fn popped_messages_come_back_unless_acknowledged() {
         assert_eq!(
             pop(&mut c, 60_000, 0).0,
             ResponseCode::POLLING_TIMEOUT.code()
+        );
+        // with a member online whose heartbeat subscribes the topic and %RETRY%<group> (the Java
+        // client in POP mode), the consume stats still list the pop retry topic: Java finds it in
+        // the subscriptions its pops compensated
+        let sub = |t: &str| {
+            format!(
+                r#"{{"classFilterMode":false,"codeSet":[],"expressionType":"TAG","subString":"*","subVersion":1,"tagsSet":[],"topic":"{t}"}}"#
+            )
+        };
+        let hb = format!(
+            r#"{{"clientID":"127.0.0.1@pop","consumerDataSet":[{{"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET","consumeType":"CONSUME_PASSIVELY","groupName":"{GROUP}","messageModel":"CLUSTERING","subscriptionDataSet":[{},{}],"unitMode":false}}],"producerDataSet":[]}}"#,
+            sub(TOPIC),
+            sub(&format!("%RETRY%{GROUP}"))
+        );
+        let mut h = req(RequestCode::HEART_BEAT, &[]);
+        h.body = bytes::Bytes::from(hb).into();
+        assert_eq!(c.call_past_requests(&h).code, 0);
+        let r = c.call(&req(
+            RequestCode::GET_CONSUME_STATS,
+            &[("consumerGroup", GROUP)],
+        ));
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        let cs = ConsumeStats::decode(&r.body.to_bytes()).unwrap();
+        let retry = format!("%RETRY%{GROUP}_{TOPIC}");
+        let rows: Vec<(i64, i64)> = cs
+            .offset_table
+            .iter()
+            .filter(|(mq, _)| mq.topic == retry)
+            .map(|(_, w)| (w.broker_offset, w.consumer_offset))
+            .collect();
+        assert_eq!(rows, vec![(4, 4)], "{:?}", cs.offset_table.keys());
+        assert_eq!(
+            cs.offset_table.keys().filter(|mq| mq.topic == TOPIC).count(),
+            4
         );
     })
     .await

@@ -294,6 +294,23 @@ impl ClientRegistry {
             .insert(topic.to_string(), Instant::now());
     }
 
+    /// Java `ConsumerManager.findSubscriptionData(group, topic)` found something: a member of the
+    /// group subscribes to `topic`, else the group pulled or popped it lately (the compensation
+    /// table: a POP consumer's heartbeat lists its topic and `%RETRY%<group>`, never the pop retry
+    /// topic `%RETRY%<group>_<topic>`, which only its pops name).
+    pub fn finds_subscription(&self, group: &str, topic: &str) -> bool {
+        if self
+            .consumers
+            .get(group)
+            .is_some_and(|g| g.subscriptions.contains_key(topic))
+        {
+            return true;
+        }
+        self.compensation
+            .get(group)
+            .is_some_and(|g| g.contains_key(topic))
+    }
+
     /// The topics a group consumes: its members' subscriptions, else (Java
     /// `getConsumerGroupInfo(group, true)`) what it pulled with a subscription lately.
     pub fn subscribed_topics(&self, group: &str) -> Option<Vec<String>> {
@@ -365,6 +382,18 @@ mod tests {
             ..Default::default()
         };
         (topic.into(), s)
+    }
+
+    #[test]
+    fn a_popped_topic_is_found_beside_the_heartbeat_subscriptions() {
+        let r = ClientRegistry::new();
+        assert!(!r.finds_subscription("g", "%RETRY%g_T"));
+        r.compensate_subscription("g", "T");
+        r.compensate_subscription("g", "%RETRY%g_T");
+        assert!(r.finds_subscription("g", "T"));
+        assert!(r.finds_subscription("g", "%RETRY%g_T"));
+        assert!(!r.finds_subscription("g", "OTHER"));
+        assert!(!r.finds_subscription("h", "T"));
     }
 
     #[test]

@@ -111,9 +111,10 @@ pub fn get_consume_stats(
         let Some(tc) = ctx.topics.select(&topic) else {
             continue;
         };
-        if live
-            .as_ref()
-            .is_some_and(|g| !g.subscriptions.is_empty() && !g.subscriptions.contains_key(&topic))
+        // Java: skipped when the group has members with subscriptions and findSubscriptionData
+        // (members, then the compensation table of pulls and pops) knows nothing of the topic
+        if live.as_ref().is_some_and(|g| !g.subscriptions.is_empty())
+            && !ctx.clients.finds_subscription(group, &topic)
         {
             continue;
         }

@@ -46,8 +46,17 @@ pub async fn pop_message(
         h.born_time = now;
     }
     let (tc, filter) = check(ctx, conn, &h, now)?;
+    // Java compensates the topic and its pop retry topic (named by enableRetryTopicV2 alone)
     ctx.clients
         .compensate_subscription(&h.consumer_group, &h.topic);
+    ctx.clients.compensate_subscription(
+        &h.consumer_group,
+        &pop_retry_topic(
+            &h.topic,
+            &h.consumer_group,
+            ctx.config.enable_retry_topic_v2,
+        ),
+    );
     let filter = filter.filter(PullFilter::filters_anything);
     let rand_q = random_percent();
     // with V2 retry topics, every other pop reads the V1 one (Java `needRetryV1`)

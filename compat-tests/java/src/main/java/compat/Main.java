@@ -130,6 +130,7 @@ public final class Main {
         def("J21", "data", 90, "request/reply", Main::j21);
         Swap.register(); // issue 5: SW-* (driven by compat-tests/swap.sh)
         Pop.register(); // issue 22: POP-* (driven by compat-tests/suites/pop.sh)
+        PopSwap.register(); // issue 22: POP-SW-* (driven by compat-tests/swap.sh)
     }
 
     // ---------------------------------------------------------------- context

@@ -193,7 +193,7 @@ final class Pop {
 
     // ---------------------------------------------------------------- helpers
     /** POP-mode push consumer as the reference describes (clientRebalance false, concurrently, clustering). */
-    static DefaultMQPushConsumer popConsumer(Ctx c, String group, String topic, long invisibleMs, int threads, Wire wire,
+    static DefaultMQPushConsumer popConsumer(Ctx c, String group, String topic, long invisibleMs, int threads, RPCHook wire,
         MessageListenerConcurrently l) throws Exception {
         DefaultMQPushConsumer pc = new DefaultMQPushConsumer(group, wire);
         pc.setNamesrvAddr(c.ns);
