@@ -96,6 +96,9 @@ struct TopicCounters {
     by_type: [InCounters; 4],
     /// By consumer group.
     out: DashMap<String, Arc<OutCounters>>,
+    /// What POP handed out, by (consumer group, read from the pop retry topic): Java labels the
+    /// pop path's out series with `is_retry`.
+    pop_out: DashMap<(String, bool), Arc<OutCounters>>,
     /// Messages sent to a DLQ, by consumer group.
     dlq: DashMap<String, Arc<AtomicU64>>,
     commit: AtomicU64,
@@ -121,6 +124,7 @@ impl TopicCounters {
                 size: Histogram::new(MESSAGE_SIZE_BUCKETS, 1.0),
             }),
             out: DashMap::new(),
+            pop_out: DashMap::new(),
             dlq: DashMap::new(),
             commit: AtomicU64::new(0),
             rollback: AtomicU64::new(0),
@@ -296,6 +300,19 @@ impl BrokerMetrics {
             Some(o) => o.clone(),
             None => t.out.entry(group.to_string()).or_default().clone(),
         };
+        o.msgs.fetch_add(msgs, Ordering::Relaxed);
+        o.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// A POP of `topic` handed out `msgs` messages of `bytes`, read from its pop retry topic
+    /// when `is_retry`.
+    pub fn pop_message_out(&self, group: &str, topic: &str, is_retry: bool, msgs: u64, bytes: u64) {
+        if !self.enabled {
+            return;
+        }
+        let t = self.topic(topic);
+        let key = (group.to_string(), is_retry);
+        let o = t.pop_out.entry(key).or_default().clone();
         o.msgs.fetch_add(msgs, Ordering::Relaxed);
         o.bytes.fetch_add(bytes, Ordering::Relaxed);
     }

@@ -428,6 +428,17 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
             msgs_out.push((l.clone(), o.msgs.load(Ordering::Relaxed) as f64));
             bytes_out.push((l, o.bytes.load(Ordering::Relaxed) as f64));
         }
+        for o in t.pop_out.iter() {
+            let (group, is_retry) = o.key();
+            let l: Labels = vec![
+                ("topic", topic.clone()),
+                ("consumer_group", group.clone()),
+                ("is_retry", b(*is_retry)),
+                ("is_system", b(system || is_sys_consumer_group(group))),
+            ];
+            msgs_out.push((l.clone(), o.msgs.load(Ordering::Relaxed) as f64));
+            bytes_out.push((l, o.bytes.load(Ordering::Relaxed) as f64));
+        }
         for d in t.dlq.iter() {
             let l: Labels = vec![
                 ("topic", topic.clone()),

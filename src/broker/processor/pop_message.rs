@@ -479,9 +479,10 @@ async fn answer(
         );
         push_msg_offset_info(&mut msg_info, &read.topic, read.queue_id, &r.queue_offsets);
         got += r.messages.len();
-        ctx.metrics.message_out(
+        ctx.metrics.pop_message_out(
             &h.consumer_group,
             &h.topic,
+            read.is_retry,
             r.messages.len() as u64,
             r.buffer_total_size as u64,
         );
