@@ -30,7 +30,9 @@ FEATURES = [
 ]
 SYNONYMS = {"ORDER": "ORDERLY", "POLL": "LITEPULL", "LITE": "LITEPULL", "TX": "TXN"}
 CORE = {"java": ("Java client", "5.3.3"), "go": ("Go client v2", "v2.1.3-pre"),
-        "mqadmin": ("mqadmin", "5.3.3"), "go+java": ("Go + Java together", "")}
+        "mqadmin": ("mqadmin", "5.3.3"), "go+java": ("Go + Java together", ""),
+        "grpcjava": ("Java gRPC client via rocketmq-proxy 5.3.3", "5.2.0"),
+        "grpcgo": ("Go gRPC client via rocketmq-proxy 5.3.3", "v5.1.4")}
 BEGIN, END = "<!-- compat-table:begin -->", "<!-- compat-table:end -->"
 
 

@@ -28,6 +28,12 @@ compat_cp() {
   printf '%s:%s' "$JAVA_DIR/target/classes" "$(cat "$cpf")"
 }
 
+# server_cp : classpath of the Java NameServer and broker. Default: compat_cp (5.3.3); a plug-in suite may point
+# JAVA_SERVER_CP at another release's classpath in its <name>_before_run hook (the lite suite: 5.5.0).
+server_cp() {
+  if [ -n "${JAVA_SERVER_CP:-}" ]; then printf '%s' "$JAVA_SERVER_CP"; else compat_cp; fi
+}
+
 # render_conf <template> <out> KEY=VALUE... : replaces @KEY@ in the template.
 render_conf() {
   local tmpl=$1 out=$2; shift 2
@@ -41,6 +47,8 @@ render_broker_conf() {
   render_conf "$COMPAT_DIR/conf/broker.conf.tmpl" "$1" CLUSTER="$CLUSTER_NAME" BROKER_NAME="${4:-$BROKER_NAME}" \
     NS_ADDR="$NS_ADDR" BROKER_PORT="$2" HOME_DIR="$HOME_DIR" STORE_DIR="$3" PROM_PORT="$(($2 + 3))" \
     METRICS_EXPORTER="${BROKER_METRICS_EXPORTER:-PROM}"
+  # BROKER_CONF_EXTRA: extra "key=value" lines for both brokers (set by a plug-in suite's <name>_before_run)
+  [ -z "${BROKER_CONF_EXTRA:-}" ] || printf '%s\n' "$BROKER_CONF_EXTRA" >> "$1"
 }
 
 # render_ns_conf <out> <ns_dir>
@@ -96,7 +104,7 @@ stop() {
 
 # stop_broker [signal=TERM] [timeout_s=60] : stops $BROKER_PID. The Java broker's JVM sometimes lingers after its
 # shutdown hook has finished ("Shutdown hook over" in broker.log; store flushed, abort file removed), so for the
-# Java broker a TERM is followed by KILL 3 s after that line appears.
+# Java broker a TERM is followed by KILL when the JVM has not exited 3 s after that line appears.
 stop_broker() {
   local sig=${1:-TERM} t=${2:-60} pid=${BROKER_PID:-} f="${BROKER_DIR:-}/logs/rocketmqlogs/broker.log" n=0
   [ -n "$pid" ] || return 0
@@ -107,7 +115,8 @@ stop_broker() {
     while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ]; do
       local c; c=$(grep -c "Shutdown hook over" "$f" 2>/dev/null); c=${c:-0}
       if [ "$c" -gt "$n" ]; then
-        sleep 3; break
+        local i; for ((i = 0; i < 30; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        break
       fi
       sleep 0.3
     done
@@ -122,7 +131,7 @@ JAVA_COMMON=(-XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow -Drocketmq.client.l
 
 # start_java_ns [dir] : real org.apache.rocketmq.namesrv.NamesrvStartup on $NS_ADDR. Sets NS_PID, NS_LOG.
 start_java_ns() {
-  local dir=${1:-$RUN_DIR/java-ns} cp; cp=$(compat_cp) || return 1
+  local dir=${1:-$RUN_DIR/java-ns} cp; cp=$(server_cp) || return 1
   mkdir -p "$dir"; render_ns_conf "$dir/namesrv.conf" "$dir"
   if port_open 127.0.0.1 "${NS_ADDR##*:}"; then log "port ${NS_ADDR##*:} already in use"; return 1; fi
   java -Xms256m -Xmx256m -XX:MaxDirectMemorySize=256m "${JAVA_COMMON[@]}" -Duser.home="$dir" \
@@ -145,7 +154,7 @@ start_rmqd_ns() {
 
 # start_java_broker <conf> [dir] : real org.apache.rocketmq.broker.BrokerStartup. Sets BROKER_PID, BROKER_LOG, BROKER_DIR.
 start_java_broker() {
-  local conf=$1 dir=${2:-$(dirname "$1")} cp port; cp=$(compat_cp) || return 1
+  local conf=$1 dir=${2:-$(dirname "$1")} cp port; cp=$(server_cp) || return 1
   port=$(sed -n 's/^listenPort=//p' "$conf")
   mkdir -p "$dir"; BROKER_DIR=$dir; BROKER_LOG="$dir/broker.out"; BROKER_KIND=java
   if port_open 127.0.0.1 "$port"; then log "port $port already in use"; return 1; fi

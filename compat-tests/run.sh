@@ -6,6 +6,7 @@
 # Env:
 #   COMPAT_SUITES   comma list of: data, go, mqadmin, restart, namesrv, swap, issue7
 #                   (default: namesrv,data,go,mqadmin,restart,swap; swap = issue 5, see swap.sh)
+#                   plus the plug-in suites of compat-tests/suites (opt-in ones, e.g. lite, only when named)
 #   COMPAT_BROKERS  comma list of: java, rmqd                                (default: java,rmqd)
 #   COMPAT_ONLY     optional comma list of Java scenario ids to restrict the data/issue7 suites (e.g. J01,J04)
 #   RMQD_BIN        path of the rmqd binary; RMQD_START_TIMEOUT seconds to wait for its port (default 20)
@@ -36,7 +37,7 @@ for f in "$COMPAT_DIR"/suites/*.sh; do
   [ -e "$f" ] && . "$f"
 done
 
-SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap,javaclients,cpp,goversions,prom,ops,pop},"
+SUITES=",${COMPAT_SUITES:-namesrv,data,go,mqadmin,restart,swap,javaclients,cpp,goversions,prom,ops,pop,lmq,grpc},"
 # "matrix" = every client line and version (opt-in, slow): the plug-in client suites with COMPAT_MATRIX=full
 if [[ $SUITES == *",matrix,"* ]]; then SUITES="${SUITES/,matrix,/,javaclients,cpp,goversions,}"; export COMPAT_MATRIX=full; fi
 BROKERS=${COMPAT_BROKERS:-java,rmqd}
@@ -422,6 +423,11 @@ disk_check "$RUN_DIR" || { echo "0 passed, 1 failed"; exit 1; }
 if [[ ",$BROKERS," == *",rmqd,"* ]] && [ ! -x "$RMQD_BIN" ]; then
   log "NOTE: $RMQD_BIN does not exist: every rmqd column will FAIL fast"
 fi
+# a selected plug-in suite may prepare the run before the NameServer starts (<name>_before_run: e.g. another Java
+# server classpath in JAVA_SERVER_CP, broker keys in BROKER_CONF_EXTRA)
+for p in "${PLUGIN_SUITES[@]}"; do
+  if has_suite "$p" && declare -F "${p}_before_run" > /dev/null; then "${p}_before_run" || { echo "0 passed, 1 failed"; exit 1; }; fi
+done
 s=$SECONDS
 if ! start_java_ns; then
   log "Java NameServer failed to start"; [ -n "${NS_LOG:-}" ] && tail -n 50 "$NS_LOG" >&2; echo "0 passed, 1 failed"; exit 1

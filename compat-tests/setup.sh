@@ -3,6 +3,7 @@
 # runner. Idempotent: a second run with a warm ~/.m2 and unchanged sources does nothing but check (~1 s).
 #
 # Produces: compat-tests/java/target/cp.txt        (classpath: namesrv, broker, client, tools)
+#           compat-tests/grpc-java/{,proxy/}target/cp.txt, compat-tests/grpc-go/bin/compat-grpc-go (suite grpc)
 #           compat-tests/java/target/classes/compat (compat.Main, compat.DecodeCheck)
 #           compat-tests/java/target/rocketmq.version
 # The official benchmark tools (rocketmq-example) have a classpath of their own, resolved by scripts/bench from
@@ -23,6 +24,11 @@ t0=$SECONDS
 
 command -v java >/dev/null || { echo "setup: java not found (need JDK 17)" >&2; exit 1; }
 command -v "$MVN" >/dev/null || { echo "setup: mvn not found (need Maven 3.8+)" >&2; exit 1; }
+
+# The grpc suite's own projects (rocketmq-proxy classpath, rocketmq-client-java 5.2.0, the Go gRPC client v5.1.4):
+# grpc_setup in suites/grpc.sh, idempotent (about 1 s when up to date); a failure leaves the other suites alone.
+(PLUGIN_SUITES=(); . "$COMPAT_DIR/suites/grpc.sh"; grpc_setup) \
+  || echo "setup: grpc suite setup failed (see $COMPAT_DIR/.run/grpc-setup.log); its scenarios will report it" >&2
 
 # Fingerprint of everything that affects the build.
 fp=$( (cat "$JAVA_DIR/pom.xml"; find "$JAVA_DIR/src" -type f -name '*.java' -print0 | sort -z | xargs -0 cat; echo "${ROCKETMQ_VERSION:-}") | sha256sum | cut -c1-16)

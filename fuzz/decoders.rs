@@ -61,6 +61,9 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = ack_message::ChangeInvisibleTimeResponseHeader::read_from(ext);
     let _ = pop_message::PopMessageRequestHeader::read_from(ext);
     let _ = notification::NotificationRequestHeader::read_from(ext);
+    let _ = rmqd::remoting::header::pop_lite::PopLiteMessageRequestHeader::read_from(ext);
+    let _ = rmqd::remoting::header::pop_lite::PopLiteMessageResponseHeader::read_from(ext);
+    let _ = rmqd::remoting::header::pop_lite::NotifyUnsubscribeLiteRequestHeader::read_from(ext);
     let _ = notification::NotificationResponseHeader::read_from(ext);
     let _ = notification::PollingInfoRequestHeader::read_from(ext);
     let _ = notification::PollingInfoResponseHeader::read_from(ext);
@@ -148,6 +151,7 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = pop::QueryAssignmentRequestBody::decode(body);
     let _ = pop::QueryAssignmentResponseBody::decode(body);
     let _ = pop::SetMessageRequestModeRequestBody::decode(body);
+    let _ = rmqd::remoting::body::lite::LiteSubscriptionCtlRequestBody::decode(body);
     if let Ok(b) = pop::BatchAckMessageRequestBody::decode(body) {
         b.acks.iter().for_each(|a| drop(a.offsets()));
     }
@@ -176,6 +180,12 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = decode_msg_id(&text);
     let _ = TagFilter::parse(&text);
     let _ = Properties::decode(&props.encode());
+    // LMQ: the put's offsets and the dispatch's targets from any properties
+    if let Some(names) = rmqd::store::lmq::dispatch_names("T", body) {
+        let put = rmqd::store::lmq::assign_offsets(&text, names, |n| n.len() as i64);
+        let _ = rmqd::store::lmq::dispatch_targets("T", put.properties.as_bytes(), 3, true);
+    }
+    let _ = rmqd::store::lmq::dispatch_targets("T", body, 0, true);
     decode_namesrv_bodies(body);
     if let Ok(f) = SqlFilter::compile(&text) {
         let _ = f.evaluate(&props);
@@ -222,6 +232,22 @@ pub fn decode_config_files(data: &[u8]) {
     let _ = rmqd::common::subscription_group::SubscriptionGroupWrapper::decode(data);
     let _ = rmqd::broker::pop::order_info::parse(&text);
     let _ = rmqd::broker::pop::request_mode::parse(&text);
+    decode_config_kv_values(data);
+}
+
+/// The values of Java 5.5's config RocksDBs (`storeType=defaultRocksDB`: topics, subscription
+/// groups and their forbidden bits, consumer offsets), as rmqd decodes them at start.
+pub fn decode_config_kv_values(data: &[u8]) {
+    use rmqd::broker::metadata::kv::decode_entries;
+    let entry = [("fuzz".to_string(), data.to_vec())];
+    let _ = decode_entries::<rmqd::common::topic::TopicConfig>("topic", &entry);
+    let _ = decode_entries::<rmqd::remoting::body::subscription_group::SubscriptionGroupConfig>(
+        "subscription group",
+        &entry,
+    );
+    let _ = decode_entries::<std::collections::BTreeMap<String, i32>>("forbidden", &entry);
+    let _ = decode_entries::<rmqd::broker::metadata::offsets::OffsetValue>("offset", &entry);
+    let _ = decode_entries::<rmqd::remoting::body::data_version::DataVersion>("version", &entry);
 }
 
 /// Store records and file headers: a commit-log record (with and without CRC check, and as the
@@ -240,6 +266,37 @@ pub fn decode_store_bytes(data: &[u8]) {
     let _ = rmqd::store::index::IndexHeader::decode(data);
     let _ = rmqd::store::checkpoint::decode(data);
     let _ = rmqd::store::paths::parse_offset_file_name(&String::from_utf8_lossy(data));
+}
+
+/// The RocksDB consume queue's key and value decoders (`store::consumequeue::rocksdb_codec`) on
+/// the whole input and on a split `n | key (n bytes) | value`; whatever decodes must encode back
+/// to the same bytes (keys up to Java's 300 bytes: the encoders refuse longer ones, the decoders
+/// read them).
+pub fn decode_rocksdb_cq(data: &[u8]) {
+    use rmqd::store::consumequeue::rocksdb_codec as c;
+    let (key, value) = match data.split_first() {
+        Some((&n, rest)) if (n as usize) <= rest.len() => rest.split_at(n as usize),
+        _ => (data, &[][..]),
+    };
+    for b in [data, key, value] {
+        let fits = b.len() <= c::MAX_KEY_LEN;
+        if let Ok(k) = c::decode_cq_key(b) {
+            let again = c::encode_cq_key(k.topic, k.queue_id, k.cq_offset);
+            assert!(!fits || again.ok().as_deref() == Some(b));
+        }
+        if let Ok(k) = c::decode_offset_key(b) {
+            let again = c::encode_offset_key(k.topic, k.kind, k.queue_id);
+            assert!(!fits || again.ok().as_deref() == Some(b));
+            let _ = c::is_checkpoint_key(b);
+        }
+        if let Ok(v) = c::decode_cq_value(b) {
+            assert_eq!(&c::encode_cq_value(&v)[..], b);
+        }
+        if let Ok(v) = c::decode_offset_value(b) {
+            assert_eq!(&c::encode_offset_value(&v)[..], b);
+        }
+        let _ = c::decode_checkpoint_value(b);
+    }
 }
 
 /// Builds an extFields map from bytes: lines of `selector value`, where a selector byte below

@@ -51,10 +51,11 @@ def ratio(j, r):
     return f"{r / j:.2f}"
 
 
-scenarios, client_scenarios, official_scenarios = [], [], []
+scenarios, client_scenarios, official_scenarios, grpc_scenarios = [], [], [], []
 for r in rows:
     s = r.get("scenario")
-    if s in ("startup", "recovery", "memory", "disk") or s in scenarios + client_scenarios + official_scenarios:
+    if s in ("startup", "recovery", "memory", "disk") or s in scenarios + client_scenarios + official_scenarios \
+            + grpc_scenarios:
         continue
     # jc-*: phase C, the real Java client (compat.Load); off-*: phase D, the official benchmark tools;
     # the rest come from rmqd-bench.
@@ -62,6 +63,8 @@ for r in rows:
         client_scenarios.append(s)
     elif s.startswith("off-"):
         official_scenarios.append(s)
+    elif s.startswith("grpc-"):  # phase E: gRPC through rocketmq-proxy
+        grpc_scenarios.append(s)
     else:
         scenarios.append(s)
 
@@ -117,6 +120,11 @@ for s in client_scenarios:
 for s in official_scenarios:
     head(f"{s} (official benchmark tool): send TPS", s, lambda r: r["send_tps"], "≥ 2 (when not client-bound)")
     head(f"{s} (official benchmark tool): broker CPU ms / 1000 msgs", s, off_cpu, "≤ 0.33")
+for s in grpc_scenarios:
+    head(f"{s} (gRPC via rocketmq-proxy): send TPS", s, lambda r: r.get("send_tps"), "")
+    head(f"{s} (gRPC via rocketmq-proxy): end-to-end p99 (ms)", s, lat("e2e_us", "p99"), "")
+    head(f"{s} (gRPC via rocketmq-proxy): broker CPU ms / 1000 msgs", s,
+         lambda r: r["broker_cpu_s"] * 1e6 / r["sent"] if r.get("sent") else None, "≤ 0.33")
 disk = med("disk", "disk", lambda r: r["mb_s"])
 for s in scenarios:
     if s == "async-16k" and disk:

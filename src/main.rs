@@ -5,6 +5,7 @@
 //! rmqd namesrv [-c namesrv.conf] [-p]             only a NameServer, like mqnamesrv
 //! ```
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use rmqd::broker::config::EmbeddedNamesrv;
@@ -381,12 +382,22 @@ fn run_store_tool(args: &[String]) -> CliResult<()> {
                         .ok_or_else(|| CliError::usage("-c needs a file"))?,
                 )
             }
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                return Ok(());
+            }
             _ => rest.push(a.as_str()),
         }
     }
     let (Some(cmd), Some(dir)) = (rest.first(), rest.get(1)) else {
         return Err(CliError::usage("store needs a command and a directory"));
     };
+    // The tool only reads a store; it must not leave a fresh `lock` in a mistyped path.
+    if !Path::new(dir).is_dir() {
+        return Err(CliError::usage(format!(
+            "store directory {dir:?} does not exist (give the broker's storePathRootDir)"
+        )));
+    }
     let mut cfg = MessageStoreConfig::default();
     if let Some(path) = &conf {
         for (k, v) in read_properties(path)? {
@@ -421,6 +432,14 @@ fn verify_store(cfg: &MessageStoreConfig) -> CliResult<()> {
         report.consume_queues, report.cq_units, report.index_files, report.index_entries,
         if report.abort_present { "present (last stop was not clean)" } else { "absent" },
     );
+    let rocks = rmqd::store::StorePaths::new(&cfg.store_path_root_dir, None).consume_queue_root();
+    if rocks.join("CURRENT").is_file() {
+        println!(
+            "consumequeue: a RocksDB consume queue (storeType=defaultRocksDB) at {}; not checked \
+             by this tool (start the broker: recovery re-dispatches from its checkpoint)",
+            rocks.display()
+        );
+    }
     for p in &report.problems {
         let label = match p.severity {
             rmqd::store::tools::Severity::Warning => "WARNING",

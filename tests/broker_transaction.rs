@@ -615,7 +615,6 @@ async fn reply_topic_exists_at_start_as_a_system_topic() {
 /// TransactionMetrics and EndTransactionProcessor record them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_message_metrics_follow_commit_and_rollback() {
-    use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
     let keys = [
         ("metricsExporterType", "PROM"),
@@ -625,6 +624,7 @@ async fn half_message_metrics_follow_commit_and_rollback() {
     let broker = start(dir.path(), &keys).await;
     let (addr, metrics) = (broker.local_addr(), broker.metrics_addr().unwrap());
     tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
         let scrape = || {
             // scrapes within a second share one render
             std::thread::sleep(Duration::from_millis(1100));
@@ -659,8 +659,31 @@ async fn half_message_metrics_follow_commit_and_rollback() {
             sample(&text, "rocketmq_finish_message_latency_milliseconds_count"),
             Some(1.0)
         );
+        send_half(&mut c, "TXM", 0, "U-M3");
     })
     .await
     .unwrap();
+    broker.shutdown().await;
+    // the count outlives a restart in Java's config/transactionMetrics
+    let text = std::fs::read_to_string(dir.path().join("config/transactionMetrics")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["transactionCount"]["TXM"]["count"], 1, "{text}");
+    let broker = start(dir.path(), &keys).await;
+    let metrics = broker.metrics_addr().unwrap();
+    let text = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(metrics).unwrap();
+        write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    })
+    .await
+    .unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("rocketmq_half_messages{") && l.contains("topic=\"TXM\"} 1.0 ")),
+        "{text}"
+    );
     broker.shutdown().await;
 }

@@ -15,6 +15,8 @@
 //! - `RMQD_KILL_RECOVERY_KILLS=N`: kills during recovery before the full start (default 6).
 //! - `RMQD_BIN=path`: the broker binary to test (e.g. `target/release/rmqd`).
 //! - `RMQD_KILL_SEED=n`: replays the random delays of an earlier run (the seed is printed).
+//! - `RMQD_KILL_STORE_TYPE=defaultRocksDB`: the same on the RocksDB consume queue (a binary built
+//!   with `--features rocksdb-cq`; `scripts/test` runs it so).
 
 mod support;
 
@@ -236,10 +238,11 @@ impl Scratch {
              rmqdFastChannelEnable=false\nrmqdEmbeddedNamesrv=false\n\
              storePathRootDir={}\nflushDiskType={}\nmappedFileSizeCommitLog={}\n\
              mappedFileSizeConsumeQueue=60000\nmaxHashSlotNum=20000\nmaxIndexNum=80000\n\
-             cleanFileForciblyEnable=false\ndiskMaxUsedSpaceRatio=95\n",
+             cleanFileForciblyEnable=false\ndiskMaxUsedSpaceRatio=95\nstoreType={}\n",
             self.root().display(),
             self.flush,
             self.commit_log_file,
+            std::env::var("RMQD_KILL_STORE_TYPE").unwrap_or_else(|_| "default".to_string()),
         );
         std::fs::write(self.conf(), text).unwrap();
     }
@@ -562,6 +565,10 @@ impl Chain {
         let mut broker = scratch.spawn();
         broker.wait_listening(START_LIMIT);
         create_topic(&mut RawClient::connect(broker.addr), TOPIC, QUEUES);
+        if std::env::var("RMQD_KILL_STORE_TYPE").is_ok_and(|t| t == "defaultRocksDB") {
+            let current = scratch.root().join("consumequeue").join("CURRENT");
+            assert!(current.is_file(), "no RocksDB at {}", current.display());
+        }
         Chain {
             scratch,
             broker,

@@ -166,6 +166,7 @@ fn body_seeds() -> Vec<Vec<u8>> {
         "TAGS\u{1}A\u{2}KEYS\u{1}k1 k2\u{2}",
         r#"{"statsDay":{"avgpt":0.0,"sum":0,"tps":0.0},"statsHour":{"avgpt":0.0,"sum":0,"tps":0.0},"statsMinute":{"avgpt":1.5,"sum":3,"tps":0.05}}"#,
         r#"{"data":{"PG":[{"clientId":"127.0.0.1@1","language":"JAVA","lastUpdateTimestamp":1,"remoteIP":"127.0.0.1:5","version":479}]}}"#,
+        "INNER_MULTI_DISPATCH\u{1}%LMQ%a,x,%LMQ%b/c,\u{2}INNER_MULTI_QUEUE_OFFSET\u{1}1,,9\u{2}",
     ]
     .iter()
     .map(|s| s.as_bytes().to_vec())
@@ -222,6 +223,11 @@ fn file_seeds() -> Vec<Vec<u8>> {
         numbers.extend_from_slice(&v.to_be_bytes());
     }
     seeds.push(numbers);
+    // lmqConsumerOffset.json (enableLmq)
+    seeds.push(
+        br#"{"dataVersion":{"counter":2},"lmqOffsetTable":{"%LMQ%a@%LMQ%g":3},"offsetTable":{"%LMQ%a@G":{0:2}}}"#
+            .to_vec(),
+    );
     seeds
 }
 
@@ -318,6 +324,29 @@ fn fuzz_file_decode_never_panics() {
     });
 }
 
+/// The committed seeds of the `rocksdb_cq_decode` target: `n | key | value` as Java wrote them.
+fn rocksdb_cq_seeds() -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/rocksdb_cq_decode");
+    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    seeds.sort();
+    seeds
+}
+
+#[test]
+fn fuzz_rocksdb_cq_decode_never_panics() {
+    let seeds = rocksdb_cq_seeds();
+    assert_eq!(seeds.len(), 5);
+    use rmqd::store::consumequeue::rocksdb_codec::{decode_cq_key, decode_offset_key};
+    for s in &seeds {
+        let (key, _value) = s[1..].split_at(s[0] as usize);
+        assert!(decode_cq_key(key).is_ok() || decode_offset_key(key).is_ok());
+    }
+    run(0x5EED_0CDB, seeds, iterations() / 5, decode_rocksdb_cq);
+}
+
 #[test]
 fn seeds_are_valid_inputs() {
     // The seeds must decode, or the mutations explore nothing useful.
@@ -350,6 +379,8 @@ fn seeds_are_valid_inputs() {
         std::str::from_utf8(&files[2]).unwrap()
     )
     .is_ok());
+    let lmq = std::str::from_utf8(files.last().unwrap()).unwrap();
+    assert!(rmqd::broker::metadata::offsets::parse_offset_table(lmq).is_ok());
     assert!(matches!(
         rmqd::store::commitlog::record::decode(&files[6], true),
         Ok(rmqd::store::commitlog::record::Decoded::Record(_))

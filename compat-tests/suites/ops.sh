@@ -126,6 +126,17 @@ suite_ops() {
   if ops_dashboard_on && [ -z "$djar" ]; then fail_all "setup: rocketmq-dashboard not built (ops_setup, $OPS_DIR/target/setup.log)" "${OPS_DASHBOARD_IDS[@]}"; fi
   [ -n "$ejar" ] || [ -n "$djar" ] || return 0
 
+  # rocketmq-exporter reads the cluster name once, at start-up (MetricsCollectTask.init), and never again: with no
+  # broker in the NameServer's cluster info then, every offset family stays empty. A broker just restarted by an
+  # earlier suite can be missing for a while (the Java NameServer applies the old broker's UNREGISTER_BROKER
+  # asynchronously, and the broker registers again only every 30 s), so wait until the NameServer lists it.
+  local reg_try
+  for reg_try in $(seq 1 20); do
+    mqadmin clusterList | grep -Eq "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:${A##*:}" && break
+    [ "$reg_try" = 20 ] && log "ops: the NameServer still lists no $BROKER_NAME at $A; starting the tools anyway"
+    sleep 3
+  done
+  [ "$reg_try" -gt 1 ] && log "ops: $BROKER_NAME listed by the NameServer after $reg_try clusterList calls"
   # the tools and the workload start together (JVM start-up overlaps)
   local eport gport dport epid="" dpid="" wpid cron='0/5 * * * * ?'
   eport=$(ops_free_port); gport=$(ops_free_port)

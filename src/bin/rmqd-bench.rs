@@ -3,22 +3,34 @@
 //! It talks to one broker address directly (no NameServer) and prints one JSON line per command.
 //!
 //! ```text
-//! rmqd-bench create-topic --addr H:P --topic T [--queues 8]
+//! rmqd-bench create-topic --addr H:P --topic T [--queues 8] [--attributes +k=v,+k2=v2]
 //! rmqd-bench run   --addr H:P --topic T [--mode sync|async] [--size 1024] [--conns 4] [--window 32]
 //!                  [--duration 20 | --count N] [--consume true|false|pop] [--broker-name broker-a] [--group G]
-//!                  [--drain-timeout 15] [--suspend-ms 1000] [--rate 0]
+//!                  [--drain-timeout 15] [--suspend-ms 1000] [--rate 0] [--lites N [--lite-prefix l] [--lite-start 0]]
+//! rmqd-bench lite-drain --addr H:P --topic PARENT --lites N [--lite-prefix l] [--conns 2] [--window 16] [--group G]
 //! rmqd-bench probe --addr H:P --topic T [--since-ns <unix ns>] [--timeout 120]
 //! rmqd-bench offsets --addr H:P --topic T [--queues 8] [--group G]
+//! rmqd-bench lite-info --addr H:P
 //! ```
 //! `run`: `conns` connections, each with `window` requests in flight (`sync` forces window 1). With `--consume`,
 //! one extra connection long-polls every queue from offset 0 (use a fresh topic per run) and the run fails when the
 //! number consumed differs from the number acknowledged. Send RTT and end-to-end latency (send time written in the
 //! first 8 bytes of the body → receive time) go into log-bucket histograms (3% resolution, exact max).
+//! `run --lites N`: every send carries the `__LITE_TOPIC` property (a Lite Topic of RocketMQ 5.5), cycling over the
+//! names `<lite-prefix><(lite-start + k) % N>` with one counter shared by all senders (send k of the run); with
+//! `--count N --lites N` each send names a lite topic of its own (the first send of a new lite topic creates its
+//! LMQ `%LMQ%$<topic>$<name>`). Use `--consume false` with it and read the lite queues with `lite-drain`.
+//! `lite-drain`: reads every lite queue `%LMQ%$<topic>$<prefix><i>` (queue 0, i < N) from offset 0 to its end with
+//! plain PULL_MESSAGE (no suspend; what an LMQ pull consumer sends), `conns` x `window` queues at a time; counts
+//! the messages and the queues that had any.
 //! `probe`: retries connect + create-topic + send until one send is acknowledged; prints the time since
 //! `--since-ns` (the broker's process start) — start-up / recovery time.
 //! `offsets`: the topic's stored messages (sum of the queues' max offsets) and, with `--group`, what that group has
 //! committed (sum of its consumer offsets; a queue without one counts 0): counts for load the generator did not send
 //! (the official benchmark tools print rates, not totals).
+//! `lite-info`: GET_BROKER_LITE_INFO (200074, what `mqadmin getBrokerLiteInfo` sends); prints the broker's answer with
+//! its `currentLmqNum` (the LMQs the consume-queue store holds: on `storeType=defaultRocksDB` the lite queues are
+//! keys, not directories, so this is how a script counts them).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -27,6 +39,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
+use rmqd::common::message::PROPERTY_LITE_TOPIC;
+use rmqd::common::topic::lite_lmq_name;
 use rmqd::remoting::codec::encode_frame;
 use rmqd::remoting::header::create_topic::CreateTopicRequestHeader;
 use rmqd::remoting::header::get_max_offset::GetMaxOffsetRequestHeader;
@@ -155,7 +169,9 @@ enum RpcError {
 /// Why a subcommand failed; printed as JSON `{"error": ...}` and on stderr.
 #[derive(Debug, thiserror::Error)]
 enum BenchError {
-    #[error("usage: rmqd-bench create-topic|run|probe|offsets --addr H:P --topic T [...]; see the source header")]
+    #[error(
+        "usage: rmqd-bench create-topic|run|lite-drain|probe|offsets|lite-info --addr H:P --topic T [...]; see the source header"
+    )]
     Usage,
     #[error("unexpected argument {0}")]
     UnexpectedArgument(String),
@@ -300,6 +316,11 @@ fn now_us() -> u64 {
 }
 
 fn create_topic_cmd(topic: &str, queues: i32) -> RemotingCommand {
+    create_topic_cmd_with(topic, queues, None)
+}
+
+/// UPDATE_AND_CREATE_TOPIC with `attributes` (`+message.type=LITE,+lite.topic.expiration=<min>`, as mqadmin `-a`).
+fn create_topic_cmd_with(topic: &str, queues: i32, attributes: Option<String>) -> RemotingCommand {
     let h = CreateTopicRequestHeader {
         topic: topic.to_string(),
         default_topic: "TBW102".into(),
@@ -309,12 +330,25 @@ fn create_topic_cmd(topic: &str, queues: i32) -> RemotingCommand {
         topic_filter_type: "SINGLE_TAG".into(),
         topic_sys_flag: Some(0),
         order: false,
+        attributes,
         ..Default::default()
     };
     request(RequestCode::UPDATE_AND_CREATE_TOPIC, &h)
 }
 
 fn send_cmd(topic: &str, queue: i32, body: Bytes) -> RemotingCommand {
+    send_cmd_lite(topic, queue, body, None)
+}
+
+/// SEND_MESSAGE_V2; with `lite`, the message names that lite topic of `topic` (`__LITE_TOPIC`).
+fn send_cmd_lite(topic: &str, queue: i32, body: Bytes, lite: Option<&str>) -> RemotingCommand {
+    let mut props = String::from("WAIT\u{1}true\u{2}");
+    if let Some(l) = lite {
+        props.push_str(PROPERTY_LITE_TOPIC);
+        props.push('\u{1}');
+        props.push_str(l);
+        props.push('\u{2}');
+    }
     let h = SendMessageRequestHeaderV2 {
         a: "rmqd_bench_producer".into(),
         b: topic.to_string(),
@@ -324,7 +358,7 @@ fn send_cmd(topic: &str, queue: i32, body: Bytes) -> RemotingCommand {
         f: 0,
         g: (now_us() / 1000) as i64,
         h: 0,
-        i: Some("WAIT\u{1}true\u{2}".into()),
+        i: Some(props),
         j: Some(0),
         k: Some(false),
         m: Some(false),
@@ -385,15 +419,43 @@ async fn create_topic(a: &Args) -> Result<serde_json::Value, BenchError> {
     let addr = a.s("addr", "127.0.0.1:10911");
     let topic = a.s("topic", "BenchTopic");
     let queues = a.n("queues", 8)?;
+    let attributes = a.0.get("attributes").cloned();
     let c = connect(&addr).await?;
     let r = c
-        .call(create_topic_cmd(&topic, queues), RPC_TIMEOUT)
+        .call(
+            create_topic_cmd_with(&topic, queues, attributes.clone()),
+            RPC_TIMEOUT,
+        )
         .await
         .map_err(|e| BenchError::rpc("create topic", e))?;
     if r.code != ResponseCode::SUCCESS.code() {
         return Err(BenchError::refused("create topic", &r));
     }
-    Ok(serde_json::json!({"cmd": "create-topic", "topic": topic, "queues": queues}))
+    Ok(
+        serde_json::json!({"cmd": "create-topic", "topic": topic, "queues": queues, "attributes": attributes}),
+    )
+}
+
+async fn lite_info(a: &Args) -> Result<serde_json::Value, BenchError> {
+    let addr = a.s("addr", "127.0.0.1:10911");
+    let c = connect(&addr).await?;
+    let mut cmd = RemotingCommand::request(RequestCode::GET_BROKER_LITE_INFO.code());
+    cmd.serialize_type = SerializeType::Json;
+    let r = c
+        .call(cmd, RPC_TIMEOUT)
+        .await
+        .map_err(|e| BenchError::rpc("broker lite info", e))?;
+    if r.code != ResponseCode::SUCCESS.code() {
+        return Err(BenchError::refused("broker lite info", &r));
+    }
+    let raw = r.body.to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&raw)
+        .unwrap_or_else(|_| String::from_utf8_lossy(&raw).into_owned().into());
+    let current = body
+        .get("currentLmqNum")
+        .cloned()
+        .unwrap_or(serde_json::Value::Null);
+    Ok(serde_json::json!({"cmd": "lite-info", "currentLmqNum": current, "body": body}))
 }
 
 /// The `offset` of an offset query's response; with `missing_is_zero`, QUERY_NOT_FOUND (a group that has
@@ -555,6 +617,10 @@ struct RunOptions {
     /// Offered load in messages/s over all connections (0 = as fast as the window allows), so
     /// both brokers can be measured at the same rate.
     rate: f64,
+    /// `--lites N`: lite topics the sends cycle over (0 = plain sends).
+    lites: u64,
+    lite_prefix: String,
+    lite_start: u64,
 }
 
 impl RunOptions {
@@ -580,6 +646,9 @@ impl RunOptions {
             drain_timeout: Duration::from_secs_f64(a.n("drain-timeout", 15.0)?),
             suspend_ms: a.n("suspend-ms", 1000)?,
             rate: a.n("rate", 0.0)?,
+            lites: a.n("lites", 0)?,
+            lite_prefix: a.s("lite-prefix", "l"),
+            lite_start: a.n("lite-start", 0)?,
             topic,
             mode,
         })
@@ -609,6 +678,7 @@ async fn run(a: &Args) -> Result<(serde_json::Value, bool), BenchError> {
         "conns": o.conns,
         "window": o.window,
         "rate": o.rate,
+        "lites": o.lites,
         "send_secs": send_secs,
         "sent": sent,
         "failed": sends.failed,
@@ -651,6 +721,11 @@ struct SendPlan {
     t0_us: u64,
     deadline: Option<Instant>,
     queues: i32,
+    /// `--lites`: send k names lite topic `lite_prefix` + (`lite_start` + k) % `lites`.
+    lites: u64,
+    lite_prefix: Arc<str>,
+    lite_start: u64,
+    lite_next: Arc<AtomicU64>,
 }
 
 impl SendPlan {
@@ -672,6 +747,10 @@ impl SendPlan {
             t0_us: now_us(),
             deadline: (o.count == 0).then(|| t0 + o.duration),
             queues: o.queues,
+            lites: o.lites,
+            lite_prefix: o.lite_prefix.as_str().into(),
+            lite_start: o.lite_start,
+            lite_next: Arc::new(AtomicU64::new(0)),
         }
     }
 }
@@ -712,7 +791,11 @@ async fn send_loop(c: Client, plan: SendPlan, mut q: i32) -> SendResult {
         {
             break;
         }
-        let cmd = send_cmd(&plan.topic, q, stamped(&plan.template));
+        let lite = (plan.lites > 0).then(|| {
+            let k = plan.lite_next.fetch_add(1, Ordering::Relaxed);
+            format!("{}{}", plan.lite_prefix, (plan.lite_start + k) % plan.lites)
+        });
+        let cmd = send_cmd_lite(&plan.topic, q, stamped(&plan.template), lite.as_deref());
         q = (q + 1) % plan.queues;
         let start = Instant::now();
         if r.add(c.call(cmd, RPC_TIMEOUT).await, start) {
@@ -1016,13 +1099,25 @@ fn parse_queue_records(mut buf: &[u8], mut f: impl FnMut(i32, i64, &[u8])) -> u6
 
 /// A long-polling PULL_MESSAGE for `PULL_BATCH` messages from `offset`, subscribed to `*`.
 fn pull_cmd(topic: &str, group: &str, queue: i32, offset: i64, suspend_ms: i64) -> RemotingCommand {
+    pull_cmd_flags(topic, group, queue, offset, suspend_ms, 0x2 | 0x4)
+}
+
+/// PULL_MESSAGE with these `sysFlag` bits (0x2 FLAG_SUSPEND, 0x4 FLAG_SUBSCRIPTION).
+fn pull_cmd_flags(
+    topic: &str,
+    group: &str,
+    queue: i32,
+    offset: i64,
+    suspend_ms: i64,
+    sys_flag: i32,
+) -> RemotingCommand {
     let hdr = PullMessageRequestHeader {
         consumer_group: group.to_string(),
         topic: topic.to_string(),
         queue_id: queue,
         queue_offset: offset,
         max_msg_nums: PULL_BATCH,
-        sys_flag: 0x2 | 0x4, // FLAG_SUSPEND | FLAG_SUBSCRIPTION
+        sys_flag,
         commit_offset: 0,
         suspend_timeout_millis: suspend_ms,
         subscription: Some("*".into()),
@@ -1094,6 +1189,109 @@ fn parse_records(mut buf: &[u8], mut f: impl FnMut(&[u8])) -> u64 {
     n
 }
 
+/// What `lite-drain` tasks add up.
+#[derive(Default)]
+struct DrainCount {
+    messages: AtomicU64,
+    pulls: AtomicU64,
+    non_empty: AtomicU64,
+    errors: AtomicU64,
+}
+
+/// `lite-drain`: every lite queue of `--topic` read from 0 to its end by PULL_MESSAGE.
+async fn lite_drain(a: &Args) -> Result<serde_json::Value, BenchError> {
+    let addr = a.s("addr", "127.0.0.1:10911");
+    let parent = a.s("topic", "BenchLite");
+    let lites: u64 = a.n("lites", 1000)?;
+    let prefix = a.s("lite-prefix", "l");
+    let conns: usize = a.n("conns", 2)?;
+    let window: usize = a.n("window", 16)?;
+    let group = a.s("group", &format!("bench_drain_{parent}"));
+    let mut clients = Vec::new();
+    for _ in 0..conns.max(1) {
+        clients.push(connect(&addr).await?);
+    }
+    let next = Arc::new(AtomicU64::new(0));
+    let count = Arc::new(DrainCount::default());
+    let t0 = Instant::now();
+    let mut tasks = Vec::new();
+    for c in &clients {
+        for _ in 0..window.max(1) {
+            let (c, next, count) = (c.clone(), next.clone(), count.clone());
+            let (parent, prefix, group) = (parent.clone(), prefix.clone(), group.clone());
+            tasks.push(tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= lites {
+                        break;
+                    }
+                    let lmq = lite_lmq_name(&parent, &format!("{prefix}{i}")).unwrap_or_default();
+                    drain_queue(&c, &lmq, &group, &count).await;
+                }
+            }));
+        }
+    }
+    for t in tasks {
+        t.await?;
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let n = count.messages.load(Ordering::Relaxed);
+    Ok(serde_json::json!({
+        "cmd": "lite-drain",
+        "topic": parent,
+        "lites": lites,
+        "secs": secs,
+        "consumed": n,
+        "consume_tps": if secs > 0.0 { n as f64 / secs } else { 0.0 },
+        "pulls": count.pulls.load(Ordering::Relaxed),
+        "non_empty_queues": count.non_empty.load(Ordering::Relaxed),
+        "errors": count.errors.load(Ordering::Relaxed),
+    }))
+}
+
+/// Pulls one LMQ (queue 0) from offset 0 until the broker has no more.
+async fn drain_queue(c: &Client, lmq: &str, group: &str, count: &DrainCount) {
+    let (mut offset, mut got, mut retries) = (0i64, 0u64, 0);
+    loop {
+        // FLAG_SUBSCRIPTION only: answered at once, never parked
+        let cmd = pull_cmd_flags(lmq, group, 0, offset, 0, 0x4);
+        count.pulls.fetch_add(1, Ordering::Relaxed);
+        let resp = match c.call(cmd, RPC_TIMEOUT).await {
+            Ok(r) => r,
+            Err(_) if retries < 3 => {
+                retries += 1;
+                continue;
+            }
+            Err(_) => {
+                count.errors.fetch_add(1, Ordering::Relaxed);
+                break;
+            }
+        };
+        let next: Option<i64> = resp.ext("nextBeginOffset").and_then(|v| v.parse().ok());
+        if resp.code == ResponseCode::SUCCESS.code() {
+            let n = parse_records(&resp.body.to_bytes(), |_| {});
+            got += n;
+            count.messages.fetch_add(n, Ordering::Relaxed);
+            match next {
+                Some(next) if next > offset => offset = next,
+                _ => break,
+            }
+        } else if resp.code == ResponseCode::PULL_RETRY_IMMEDIATELY.code() && retries < 3 {
+            retries += 1;
+        } else {
+            if resp.code != ResponseCode::PULL_NOT_FOUND.code()
+                && resp.code != ResponseCode::PULL_OFFSET_MOVED.code()
+            {
+                count.errors.fetch_add(1, Ordering::Relaxed);
+            }
+            break;
+        }
+    }
+    if got > 0 {
+        count.non_empty.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 fn main() {
     let mut argv = std::env::args().skip(1);
     let sub = argv.next().unwrap_or_default();
@@ -1115,7 +1313,9 @@ fn main() {
             "create-topic" => create_topic(&args).await.map(|v| (v, false)),
             "probe" => probe(&args).await.map(|v| (v, false)),
             "offsets" => offsets(&args).await.map(|v| (v, false)),
+            "lite-info" => lite_info(&args).await.map(|v| (v, false)),
             "run" => run(&args).await,
+            "lite-drain" => lite_drain(&args).await.map(|v| (v, false)),
             _ => Err(BenchError::Usage),
         }
     });

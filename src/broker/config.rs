@@ -209,6 +209,20 @@ config_table! {
         "metricsPromExporterHost" metrics_prom_exporter_host: String = String::new();
         /// `k1:v1,k2:v2` labels added to every series (empty).
         "metricsLabel" metrics_label: String = String::new();
+        /// With the store's `enableLmq`: false (Java's default) counts every `%LMQ%` topic and
+        /// group under the one stats key `%LMQ%` (Java `LmqBrokerStatsManager`).
+        "enableLmqStats" enable_lmq_stats: bool = false;
+        /// With `storeType=defaultRocksDB`: topics, groups and offsets in one RocksDB,
+        /// `config/metadata`, instead of three (false; Java 5.5.0's key).
+        "useSingleRocksDBForAllConfigs" use_single_rocksdb_for_all_configs: bool = false;
+        /// Lite topics (Java 5.5): (client, lite topic) subscriptions the broker keeps at most;
+        /// one more is refused with LITE_SUBSCRIPTION_QUOTA_EXCEEDED (2018).
+        "maxLiteSubscriptionCount" max_lite_subscription_count: i64 = 100_000;
+        /// Lite topics: no lite queue expires before the broker has run this long, nor one
+        /// whose newest message is younger (ms; Java's spelling).
+        "minLiteTTl" min_lite_ttl: i64 = 900_000;
+        /// Lite topics: ms between two scans for expired lite queues.
+        "liteTtlCheckInterval" lite_ttl_check_interval: u64 = 120_000;
         /// The trace topic's name (`RMQ_SYS_TRACE_TOPIC`).
         [unlisted] "msgTraceTopicName" msg_trace_topic_name: String = "RMQ_SYS_TRACE_TOPIC".into();
         /// rmqd: also serve the VIP channel on `listenPort - 2`, as the Java broker always does
@@ -369,7 +383,8 @@ mod tests {
             defaultMessageRequestMode defaultPopShareQueueNum popPollingSize maxPopPollingSize \
             serverLoadBalancerEnable serverSocketBacklog \
             serverChannelMaxIdleTimeSeconds metricsExporterType metricsPromExporterPort \
-            metricsPromExporterHost metricsLabel";
+            metricsPromExporterHost metricsLabel enableLmqStats useSingleRocksDBForAllConfigs \
+            maxLiteSubscriptionCount minLiteTTl liteTtlCheckInterval";
         assert_eq!(keys, expected.split_whitespace().collect::<Vec<_>>());
     }
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use super::error::BrokerError;
 use super::processor::{
     ack_message, admin_broker, admin_group, admin_topic, client_manage, consumer_manage,
-    consumer_send_msg_back, end_transaction, lock_batch, notification, pop_message, pull, query,
-    query_assignment, reply_message, respond, send, ProcessorResult,
+    consumer_send_msg_back, end_transaction, lite, lock_batch, notification, pop_message, pull,
+    query, query_assignment, reply_message, respond, send, ProcessorResult,
 };
 use super::BrokerContext;
 use crate::remoting::RequestCode::{self, *};
@@ -150,6 +150,14 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         PEEK_MESSAGE => notification::peek_message(ctx, c, r),
         NOTIFICATION => notification::notification(ctx, c, r).await,
         POLLING_INFO => notification::polling_info(ctx, c, r),
+        POP_LITE_MESSAGE => lite::pop_lite_message(ctx, c, r).await,
+        LITE_SUBSCRIPTION_CTL => lite::lite_subscription_ctl(ctx, c, r).await,
+        GET_BROKER_LITE_INFO => lite::get_broker_lite_info(ctx, c, r),
+        GET_PARENT_TOPIC_INFO => lite::get_parent_topic_info(ctx, c, r),
+        GET_LITE_TOPIC_INFO => lite::get_lite_topic_info(ctx, c, r),
+        GET_LITE_CLIENT_INFO => lite::get_lite_client_info(ctx, c, r),
+        GET_LITE_GROUP_INFO => lite::get_lite_group_info(ctx, c, r),
+        TRIGGER_LITE_DISPATCH => lite::trigger_lite_dispatch(ctx, c, r),
         // Not served (REQUEST_CODE_NOT_SUPPORTED). Sent by the broker to clients, not served:
         CHECK_TRANSACTION_STATE | NOTIFY_CONSUMER_IDS_CHANGED | RESET_CONSUMER_CLIENT_OFFSET
         | GET_CONSUMER_STATUS_FROM_CLIENT | PUSH_REPLY_MESSAGE_TO_CLIENT
@@ -163,6 +171,9 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         | GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST | UPDATE_NAMESRV_CONFIG | GET_NAMESRV_CONFIG
         // POP: the KV pop store's rollback (rmqd keeps POP state in the revive topic only).
         | POP_ROLLBACK
+        // Lite: Java registers no processor for ACK_LITE_MESSAGE (acks carry liteTopic instead);
+        // NOTIFY_UNSUBSCRIBE_LITE goes to clients.
+        | ACK_LITE_MESSAGE | NOTIFY_UNSUBSCRIBE_LITE
         // ACL and authentication.
         | UPDATE_AND_CREATE_ACL_CONFIG | DELETE_ACL_CONFIG | GET_BROKER_CLUSTER_ACL_INFO
         | UPDATE_GLOBAL_WHITE_ADDRS_CONFIG | AUTH_CREATE_USER | AUTH_UPDATE_USER | AUTH_DELETE_USER

@@ -55,6 +55,11 @@ impl PullRequestHoldService {
 
     /// Shutdown: releases every held pull and lets no new one wait, so in-flight requests
     /// finish at once instead of holding the server's grace period until their timeouts.
+    /// Whether the broker is shutting down (`close` was called).
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.release_all();

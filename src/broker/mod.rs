@@ -4,6 +4,7 @@ pub mod client_registry;
 pub mod config;
 pub mod dispatch;
 pub mod error;
+pub mod lite;
 pub mod long_polling;
 pub mod metadata;
 pub mod metrics;
@@ -61,12 +62,16 @@ pub struct BrokerContext {
     pub pull_hold: PullRequestHoldService,
     /// POP consumption: queue locks, held POP requests, request modes.
     pub pop: Arc<pop::PopService>,
+    /// Lite topics' subscriptions, events, held POP_LITE requests and FIFO state (memory only).
+    pub lite: Arc<lite::LiteService>,
     pub locks: RebalanceLockManager,
     pub schedule: Arc<ScheduleMessageService>,
     pub timer: Arc<TimerMessageService>,
     pub stats: BrokerStats,
     /// Prometheus counters (`metricsExporterType=PROM`); counts nothing when off.
     pub metrics: metrics::BrokerMetrics,
+    /// Half messages per real topic (`config/transactionMetrics`, Java's TransactionMetrics).
+    pub tx_counts: transaction::counts::TransactionCounts,
     /// `brokerIP1:listenPort`, written into every record as the store host.
     pub store_host: SocketAddr,
     pub boot_timestamp: i64,
@@ -155,6 +160,12 @@ impl BrokerContext {
     /// .getTopicSubscribeInfo`): every readable queue of every broker in the topic's route from
     /// the NameServers, kept 30 s (`loadBalancePollNameServerInterval`); this broker's own
     /// queues when no NameServer is configured or none answers. `None`: the topic exists nowhere.
+    /// Offers a lite LMQ to its subscribers (one per group, of `group` only when given) and
+    /// wakes the POP_LITE held for the chosen clients.
+    pub fn lite_dispatch(&self, group: Option<&str>, lmq: &str, exclude: Option<&str>) {
+        self.lite.dispatch_and_wake(group, lmq, exclude);
+    }
+
     pub async fn topic_subscribe_queues(
         &self,
         topic: &str,
@@ -294,15 +305,37 @@ impl BrokerController {
             config.listen_port = free_port(&config.bind_address)?;
         }
         let store_host = resolve(&config.broker_ip1, config.listen_port)?;
+        let lmq = store_config.enable_lmq;
+        let rocksdb_configs = store_config.is_rocksdb_store();
         let store = tokio::task::spawn_blocking(move || MessageStore::open(store_config)).await??;
         let store = Arc::new(store);
         let paths = store.paths();
-        let topics = TopicConfigManager::load(&config, paths.topics_json())?;
-        let groups = SubscriptionGroupManager::load(
+        // storeType=defaultRocksDB: Java 5.5.0 keeps these three tables in RocksDBs
+        let mut kv = if rocksdb_configs {
+            let m =
+                metadata::kv::KvMirrors::open(paths, config.use_single_rocksdb_for_all_configs)?;
+            (Some(m.topics), Some(m.groups), Some(m.offsets))
+        } else {
+            (None, None, None)
+        };
+        let topics =
+            TopicConfigManager::load_with(&config, paths.topics_json(), kv.0.take())?.with_lmq(lmq);
+        let groups = SubscriptionGroupManager::load_with(
             paths.subscription_group_json(),
             config.auto_create_subscription_group,
-        )?;
-        let offsets = ConsumerOffsetManager::load(paths.consumer_offset_json())?;
+            kv.1.take(),
+        )?
+        .with_lmq(lmq);
+        let offsets = match kv.2.take() {
+            Some(kv) => ConsumerOffsetManager::load_with_kv(paths.consumer_offset_json(), kv)?,
+            None if lmq => ConsumerOffsetManager::load_lmq(&paths.config_dir())?,
+            None => ConsumerOffsetManager::load(paths.consumer_offset_json())?,
+        };
+        if rocksdb_configs {
+            // the RocksDBs and the files agree from the start (versions included)
+            groups.persist()?;
+            offsets.persist()?;
+        }
         let pop = Arc::new(pop::PopService::new(
             pop::request_mode::MessageRequestModeManager::load(
                 paths.config_dir().join("messageRequestMode.json"),
@@ -312,11 +345,15 @@ impl BrokerController {
             ),
             config.revive_queue_num,
         ));
+        let tx_counts = transaction::counts::TransactionCounts::load(
+            paths.config_dir().join("transactionMetrics"),
+        );
         let schedule = Arc::new(ScheduleMessageService::load(store.clone())?);
         let timer = Arc::new(TimerMessageService::load(store.clone())?);
         let locks =
             RebalanceLockManager::new(Duration::from_millis(config.rebalance_lock_max_live_time));
-        let stats = BrokerStats::new(&config.broker_cluster_name);
+        let stats = BrokerStats::new(&config.broker_cluster_name)
+            .collapsing_lmq(lmq && !config.enable_lmq_stats);
         let metrics =
             metrics::BrokerMetrics::new(config.metrics_exporter_type.eq_ignore_ascii_case("PROM"));
         let ctx = Arc::new_cyclic(|weak: &Weak<BrokerContext>| BrokerContext {
@@ -331,11 +368,13 @@ impl BrokerController {
             clients: ClientRegistry::new(),
             pull_hold: PullRequestHoldService::new(),
             pop,
+            lite: Arc::new(lite::LiteService::new()),
             locks,
             schedule,
             timer,
             stats,
             metrics,
+            tx_counts,
             store_host,
             boot_timestamp: now_millis(),
             overrides: Mutex::new(Vec::new()),
@@ -346,7 +385,17 @@ impl BrokerController {
                 if let Some(ctx) = weak.upgrade() {
                     ctx.pull_hold
                         .notify_arrival(arrival.topic, arrival.queue_id);
-                    ctx.pop.notify_arrival(arrival.topic, arrival.queue_id);
+                    if arrival.queue_id == 0
+                        && arrival
+                            .topic
+                            .starts_with(crate::common::topic::LITE_TOPIC_PREFIX)
+                    {
+                        // a lite queue's arrival is an event for one subscriber per group
+                        // (Java LiteEventDispatcher.dispatch), not a wake-up of every pop
+                        ctx.lite_dispatch(None, arrival.topic, None);
+                    } else {
+                        ctx.pop.notify_arrival(arrival.topic, arrival.queue_id);
+                    }
                 }
             }));
         let weak = Arc::downgrade(&ctx);
@@ -490,6 +539,12 @@ impl BrokerController {
                     b.clients.scan_not_active(expiry);
                     b.pull_hold.prune();
                     b.pop.prune();
+                    // a lite client whose channel closed is forgotten, its events go to the
+                    // others of its group (Java: the registry's channel-close housekeeping)
+                    for client in b.lite.disconnected() {
+                        processor::lite::remove_client(&b, &client);
+                    }
+                    b.lite.hold.prune();
                 },
             ),
             PeriodicService::start(
@@ -502,6 +557,25 @@ impl BrokerController {
                     d.stats.sample();
                 },
             ),
+            {
+                let ctx = ctx.clone();
+                let mut scan = lite::lifecycle::TtlScan::new();
+                let every = Duration::from_millis(c.lite_ttl_check_interval.max(100));
+                PeriodicService::start("lite-ttl", every, every, TickOn::BlockingPool, move || {
+                    scan.run(&ctx, now_millis());
+                })
+            },
+            {
+                let ctx = ctx.clone();
+                // Java's TransactionMetricsFlushService, every transactionMetricFlushInterval (10 s)
+                PeriodicService::start(
+                    "transaction-metrics-persist",
+                    Duration::from_secs(10),
+                    Duration::from_secs(10),
+                    TickOn::BlockingPool,
+                    move || ctx.tx_counts.persist(),
+                )
+            },
             PeriodicService::start(
                 "pop-order-info-persist",
                 Duration::from_secs(10),
@@ -559,6 +633,7 @@ impl BrokerController {
         self.ctx.timer.stop().await;
         self.transaction_check.stop().await;
         self.ctx.persist_order_info();
+        self.ctx.tx_counts.persist();
         if let Err(e) = self.ctx.offsets.persist() {
             tracing::error!(error = %e, "cannot write consumerOffset.json at shutdown");
         }

@@ -47,6 +47,8 @@ pub const PROPERTY_FORWARD_QUEUE_ID: &str = "PROPERTY_FORWARD_QUEUE_ID";
 pub const PROPERTY_REDIRECT: &str = "REDIRECT";
 pub const PROPERTY_INNER_MULTI_DISPATCH: &str = "INNER_MULTI_DISPATCH";
 pub const PROPERTY_INNER_MULTI_QUEUE_OFFSET: &str = "INNER_MULTI_QUEUE_OFFSET";
+/// Java 5.5: the lite topic of a message sent to a LITE parent topic.
+pub const PROPERTY_LITE_TOPIC: &str = "__LITE_TOPIC";
 pub const PROPERTY_TRACE_CONTEXT: &str = "TRACE_CONTEXT";
 pub const PROPERTY_TIMER_DELAY_SEC: &str = "TIMER_DELAY_SEC";
 pub const PROPERTY_TIMER_DELAY_MS: &str = "TIMER_DELAY_MS";

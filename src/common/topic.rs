@@ -100,6 +100,8 @@ pub const TOPIC_MAX_LENGTH: usize = 127;
 /// `%RETRY%` and `%DLQ%` topics may be longer.
 pub const RETRY_DLQ_TOPIC_MAX_LENGTH: usize = 255;
 pub const GROUP_MAX_LENGTH: usize = 120;
+/// `Validators.CHARACTER_MAX_LENGTH`: the longest group name a broker auto-creates.
+pub const CHARACTER_MAX_LENGTH: usize = 255;
 
 pub const RETRY_GROUP_TOPIC_PREFIX: &str = "%RETRY%";
 pub const DLQ_GROUP_TOPIC_PREFIX: &str = "%DLQ%";
@@ -170,6 +172,11 @@ pub enum NameError {
     },
 }
 
+/// `TopicValidator.isTopicOrGroupIllegal`: a character outside `[%|a-zA-Z0-9_-]` (or none at all).
+pub fn is_topic_or_group_illegal(name: &str) -> bool {
+    name.is_empty() || !valid_chars(name)
+}
+
 fn valid_chars(name: &str) -> bool {
     name.bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'%' | b'|' | b'_' | b'-'))
@@ -220,6 +227,22 @@ pub fn is_dlq_topic(topic: &str) -> bool {
 
 pub fn is_lmq(topic: &str) -> bool {
     topic.starts_with(LMQ_PREFIX)
+}
+
+/// Java 5.5 `LiteUtil.LITE_TOPIC_PREFIX`: the LMQ of a lite topic is `%LMQ%$<parent>$<lite>`.
+pub const LITE_TOPIC_PREFIX: &str = "%LMQ%$";
+
+/// Java `LiteUtil.toLmqName`: `None` when either name is empty.
+pub fn lite_lmq_name(parent: &str, lite: &str) -> Option<String> {
+    (!parent.is_empty() && !lite.is_empty()).then(|| format!("{LITE_TOPIC_PREFIX}{parent}${lite}"))
+}
+
+/// Java `LiteUtil.getParentAndLiteTopic` without its split quirks: `(parent, lite)` of
+/// `%LMQ%$<parent>$<lite>`, both non-empty and without another `$`.
+pub fn lite_parent_and_topic(lmq: &str) -> Option<(&str, &str)> {
+    let rest = lmq.strip_prefix(LITE_TOPIC_PREFIX)?;
+    let (parent, lite) = rest.split_once('$')?;
+    (!parent.is_empty() && !lite.is_empty() && !lite.contains('$')).then_some((parent, lite))
 }
 
 /// `TopicValidator.isSystemTopic`: the fixed set or the `rmq_sys_` prefix. Topics named after the

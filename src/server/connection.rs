@@ -55,6 +55,15 @@ impl Connection {
         }
     }
 
+    /// A connection whose frames go nowhere, never closed (unit tests of the registries).
+    #[cfg(test)]
+    pub(crate) fn detached_for_tests() -> std::sync::Arc<Self> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        std::mem::forget(rx);
+        let addr: SocketAddr = "127.0.0.1:1".parse().expect("address");
+        std::sync::Arc::new(Self::new(0, addr, addr, tx))
+    }
+
     /// Queues a frame for the writer. False when the connection is gone.
     pub fn send(&self, cmd: RemotingCommand) -> bool {
         self.outbound.send(cmd).is_ok()

@@ -243,14 +243,22 @@ config_table! {
         "enabledAppendPropCRC" enabled_append_prop_crc: bool = false;
         /// Verify the `__CRC32#` property instead of the body CRC.
         "forceVerifyPropCRC" force_verify_prop_crc: bool = false;
-        /// Enable LMQ (not supported by this store; must stay false).
+        /// LMQ: a message naming `%LMQ%` queues in `INNER_MULTI_DISPATCH` gets their next offsets in
+        /// `INNER_MULTI_QUEUE_OFFSET` at put (`store::lmq`).
         "enableLmq" enable_lmq: bool = false;
-        /// Multi-dispatch (not supported; must stay false).
+        /// Multi-dispatch: one more consume-queue unit per queue in `INNER_MULTI_DISPATCH`.
         "enableMultiDispatch" enable_multi_dispatch: bool = false;
+        /// With `enableLmqQuota`: at most this many LMQ consume queues; a send naming a new one
+        /// beyond it is refused with LMQ_QUOTA_EXCEEDED (2017) (Java 5.5 `HookUtils.handleLmqQuota`).
+        "maxLmqConsumeQueueNum" max_lmq_consume_queue_num: i64 = 20000;
+        "enableLmqQuota" enable_lmq_quota: bool = false;
         /// Consume-queue ext (not supported; must stay false).
         "enableConsumeQueueExt" enable_consume_queue_ext: bool = false;
-        /// Store type; only "default" is supported.
+        /// Store type: "default" (file consume queues) or "defaultRocksDB" (the RocksDB
+        /// consume queue; needs a build with the `rocksdb-cq` feature).
         "storeType" store_type: String = "default".to_string();
+        /// RocksDB consume queue in `ROOT/consumequeue_rocksdb` instead of `ROOT/consumequeue`.
+        "useSeparateStorePathForRocksdbCQ" use_separate_store_path_for_rocksdb_cq: bool = false;
         /// DLedger commit log (not supported; must stay false).
         "enableDLegerCommitLog" enable_dleger_commit_log: bool = false;
     }
@@ -285,8 +293,18 @@ impl MessageStoreConfig {
                 "maxHashSlotNum > 0 and maxIndexNum > 1 required",
             );
         }
+        if self.is_rocksdb_store() && !cfg!(feature = "rocksdb-cq") {
+            return range(
+                "storeType",
+                "defaultRocksDB needs rmqd built with `--features rocksdb-cq` (see README, \
+                 \"RocksDB consume queue\")",
+            );
+        }
         let unsupported = [
-            ("storeType", self.store_type != "default"),
+            (
+                "storeType",
+                !self.store_type.eq_ignore_ascii_case("default") && !self.is_rocksdb_store(),
+            ),
             ("enableDLegerCommitLog", self.enable_dleger_commit_log),
             ("enableConsumeQueueExt", self.enable_consume_queue_ext),
             ("duplicationEnable", self.duplication_enable),
@@ -306,6 +324,11 @@ impl MessageStoreConfig {
             }
         }
         Ok(())
+    }
+
+    /// `storeType=defaultRocksDB` (Java `isEnableRocksDBStore`, case-insensitive).
+    pub fn is_rocksdb_store(&self) -> bool {
+        self.store_type.eq_ignore_ascii_case("defaultRocksDB")
     }
 
     /// Delay of each level in ms (`messageDelayLevel`), level 1 first.

@@ -32,6 +32,13 @@ pub enum StoreError {
     Config(#[from] ConfigError),
     #[error("store is poisoned after a failed fsync of {path}; writes are refused")]
     Poisoned { path: PathBuf },
+    /// The RocksDB consume queue (`storeType=defaultRocksDB`) failed; the text names its path.
+    #[error("{0}")]
+    ConsumeQueueDb(String),
+    /// A config RocksDB of `storeType=defaultRocksDB` (topics, groups, offsets) failed; the text
+    /// names its path.
+    #[error("{0}")]
+    ConfigDb(String),
 }
 
 impl StoreError {

@@ -178,14 +178,15 @@ impl MessageStore {
         let mut cq_files = 0;
         while res.buffer_total_size == 0 && at.next < b.max && cq_files < travel {
             cq_files += 1;
-            let Some((file, start)) = cq.units_from(at.next) else {
+            // a file queue gives the rest of its file; RocksDB `maxMsgNums` units (Java's
+            // `iterateFrom(offset, maxMsgNums)`)
+            let Some(units) = cq.units_from(at.next, b.max_msg_nums) else {
                 res.status = GetMessageStatus::OFFSET_FOUND_NULL;
                 at.next = self.correct_offset(at.next, cq.roll_next_file(at.next));
                 break;
             };
-            let units = file.read_from(start).unwrap_or(&[]);
-            let base = (file.from_offset() + start as i64) / CQ_UNIT_SIZE as i64;
-            self.read_units(units, base, b, filter, &mut at, &mut res);
+            let base = at.next;
+            self.read_units(units.bytes(), base, b, filter, &mut at, &mut res);
         }
         res.suggest_pulling_from_slave = b.max_phy.saturating_sub(at.max_phy_pulling) > b.mem;
         res.next_begin_offset = at.next;

@@ -15,6 +15,7 @@ pub mod flush;
 pub mod get;
 mod get_message;
 pub mod index;
+pub mod lmq;
 pub mod mapped_file;
 pub mod message;
 pub mod paths;
@@ -83,6 +84,9 @@ pub(crate) struct StoreInner {
     /// Serialises dispatch (the reput thread, recovery and shutdown): consume-queue and index
     /// appends assume a single writer.
     pub(crate) dispatch_lock: Mutex<()>,
+    /// The LMQ unit dispatch cannot write now (commit-log offset, queue) and since when: given
+    /// up after [`dispatch::LMQ_UNIT_RETRY`], as Java drops it after 30 tries.
+    pub(crate) lmq_unit_failure: Mutex<Option<(i64, String, std::time::Instant)>>,
 }
 
 impl StoreInner {

@@ -28,6 +28,12 @@ impl StorePaths {
     pub fn consume_queue_root(&self) -> PathBuf {
         self.root.join("consumequeue")
     }
+    /// `ROOT/consumequeue_rocksdb`: the RocksDB consume queue when
+    /// `useSeparateStorePathForRocksdbCQ` is on (Java `getStorePathRocksDBConsumeQueue`); by
+    /// default the RocksDB lives in `consume_queue_root()` itself.
+    pub fn consume_queue_rocksdb(&self) -> PathBuf {
+        self.root.join("consumequeue_rocksdb")
+    }
     pub fn consume_queue_topic_dir(&self, topic: &str) -> PathBuf {
         self.consume_queue_root().join(topic)
     }
@@ -62,9 +68,21 @@ impl StorePaths {
     pub fn delay_offset_json(&self) -> PathBuf {
         self.config_dir().join("delayOffset.json")
     }
+    /// `ROOT/config/<name>`: a config RocksDB of Java 5.5.0's `storeType=defaultRocksDB`
+    /// (`topics`, `subscriptionGroups`, `consumerOffsets`, or `metadata` with
+    /// `useSingleRocksDBForAllConfigs`; Java `rocksdbConfigFilePath`).
+    pub fn config_rocksdb(&self, name: &str) -> PathBuf {
+        self.config_dir().join(name)
+    }
 }
 
 pub use crate::common::json_file::{bak_path, tmp_path};
+
+/// The `CURRENT` file that marks a directory as a RocksDB database (Java's
+/// `RocksDBConsumeQueueStore` refuses to start when the other consume-queue path has one).
+pub fn rocksdb_current(db_dir: &Path) -> PathBuf {
+    db_dir.join("CURRENT")
+}
 
 /// Java's `UtilAll.offset2FileName`: 20-digit zero-padded decimal.
 pub fn offset_file_name(offset: i64) -> String {

@@ -76,7 +76,7 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
     } else {
         (None, None)
     };
-    let cqs = ConsumeQueueTable::load(&paths, cfg.mapped_file_size_consume_queue as usize)?;
+    let cqs = load_consume_queues(&cfg, &paths)?;
     for cq in cqs.all() {
         cq.recover()?;
     }
@@ -93,6 +93,7 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         reput_offset: AtomicI64::new(0),
         reput_waker: Default::default(),
         last_dispatched_ts: AtomicI64::new(0),
+        lmq_unit_failure: parking_lot::Mutex::new(None),
         listener: RwLock::new(None),
         disk_full: AtomicBool::new(false),
         forced_deletions: Default::default(),
@@ -107,6 +108,15 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
     };
     recover(&inner, abnormal, index_rebuild_from)?;
     Ok((inner, lock))
+}
+
+/// The consume queues: files, or the RocksDB consume queue under `storeType=defaultRocksDB`.
+fn load_consume_queues(cfg: &MessageStoreConfig, paths: &StorePaths) -> Result<ConsumeQueueTable> {
+    #[cfg(feature = "rocksdb-cq")]
+    if cfg.is_rocksdb_store() {
+        return ConsumeQueueTable::load_rocks(paths, cfg.use_separate_store_path_for_rocksdb_cq);
+    }
+    ConsumeQueueTable::load(paths, cfg.mapped_file_size_consume_queue as usize)
 }
 
 /// Recovers the commit log's valid end, truncates what lies past it and re-dispatches what the
@@ -130,13 +140,7 @@ fn recover_timed(
     if files.is_empty() {
         return clear_logics(inner);
     }
-    let dispatch_from = inner
-        .cqs
-        .all()
-        .iter()
-        .map(|q| q.max_physic_offset())
-        .max()
-        .unwrap_or(-1);
+    let dispatch_from = dispatched_until(inner)?;
     let start_idx = scan_start_index(inner, &files, abnormal, dispatch_from);
     let index_lag = index_resume_offset(inner, index_rebuild_from, dispatch_from);
     let (process, last_ts) = scan_commit_log(inner, start_idx);
@@ -149,10 +153,36 @@ fn recover_timed(
     Ok(())
 }
 
+/// End of the furthest record the consume queues hold (-1: none). RocksDB: the checkpoint
+/// key, written in each dispatch batch (Java `getMaxPhyOffsetInConsumeQueue`).
+fn dispatched_until(inner: &StoreInner) -> Result<i64> {
+    #[cfg(feature = "rocksdb-cq")]
+    if let Some(db) = inner.cqs.rocks() {
+        db.set_min_phy_offset(inner.commitlog.min_offset());
+        let ck = db
+            .checkpoint()
+            .map_err(super::consumequeue::rocks_queue::db_error)?;
+        return Ok(if ck > 0 { ck } else { -1 });
+    }
+    Ok(inner
+        .cqs
+        .all()
+        .iter()
+        .map(|q| q.max_physic_offset())
+        .max()
+        .unwrap_or(-1))
+}
+
 /// No commit log: consume queues and index point at nothing.
 fn clear_logics(inner: &StoreInner) -> Result<()> {
     for cq in inner.cqs.all() {
         inner.cqs.remove_queue(cq.topic(), cq.queue_id())?;
+    }
+    #[cfg(feature = "rocksdb-cq")]
+    if let Some(db) = inner.cqs.rocks() {
+        // a new commit log starts at 0: Java re-dispatches only past the checkpoint
+        db.lower_checkpoint(0)
+            .map_err(super::consumequeue::rocks_queue::db_error)?;
     }
     if let Some(index) = &inner.index {
         index.destroy()?;
@@ -212,6 +242,11 @@ fn truncate_dirty(inner: &StoreInner, process: i64) -> Result<Option<i64>> {
     inner.commitlog.queue.truncate_dirty(process)?;
     for cq in inner.cqs.all() {
         cq.truncate_dirty_logic_files(process)?;
+    }
+    #[cfg(feature = "rocksdb-cq")]
+    if let Some(db) = inner.cqs.rocks() {
+        db.lower_checkpoint(process)
+            .map_err(super::consumequeue::rocks_queue::db_error)?;
     }
     match &inner.index {
         Some(index) => index.drop_files_past(process),
@@ -287,8 +322,12 @@ fn restore_offsets(inner: &StoreInner, process: i64, last_ts: i64) {
     }
     let table = inner.cqs.offset_table();
     let min = cl.min_offset();
-    for cq in inner.cqs.all() {
-        cq.correct_min_offset(min);
+    // RocksDB: each queue's min is corrected on first use (Java `getMinCqOffset`), so a start
+    // with a million lite queues reads none of them here
+    if !inner.cqs.is_rocks() {
+        for cq in inner.cqs.all() {
+            cq.correct_min_offset(min);
+        }
     }
     // STORETIMESTAMP stays non-decreasing across the restart, but a checkpoint time in the future
     // (garbage) must not become the store time of every new message.

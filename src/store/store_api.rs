@@ -171,6 +171,34 @@ impl MessageStore {
             .map_or(0, |q| q.min_offset_in_queue())
     }
 
+    /// Topics with a consume queue whose name starts with `prefix` (the lite queues of a parent).
+    pub fn queue_topics_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let mut t: Vec<String> = self
+            .inner
+            .cqs
+            .topics()
+            .into_iter()
+            .filter(|t| t.starts_with(prefix))
+            .collect();
+        t.sort();
+        t
+    }
+
+    /// How many topics have consume queues (Java's consume-queue table size).
+    pub fn queue_topic_count(&self) -> usize {
+        self.inner.cqs.topic_count()
+    }
+
+    /// How many LMQ consume queues exist (Java `getLmqNum`).
+    pub fn lmq_count(&self) -> usize {
+        self.inner.cqs.lmq_count()
+    }
+
+    /// Whether the LMQ (or any topic) has a consume queue (Java `isLmqExist`).
+    pub fn queue_exists(&self, topic: &str) -> bool {
+        self.inner.cqs.find_topic(topic)
+    }
+
     /// Java `getMaxOffsetInQueue` (0 if the queue does not exist).
     pub fn max_offset_in_queue(&self, topic: &str, queue_id: i32) -> i64 {
         self.inner

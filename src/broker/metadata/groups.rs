@@ -7,10 +7,13 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+use super::kv::{self, KvMirror};
 use super::persist::JsonFile;
 use super::MetadataError;
 use crate::broker::error::BrokerError;
-use crate::common::topic::is_system_group;
+use crate::common::topic::{
+    is_lmq, is_system_group, is_topic_or_group_illegal, CHARACTER_MAX_LENGTH,
+};
 use crate::remoting::body::data_version::DataVersion;
 use crate::remoting::body::subscription_group::{
     SubscriptionGroupConfig, SubscriptionGroupWrapper,
@@ -38,11 +41,28 @@ pub struct SubscriptionGroupManager {
     forbidden: RwLock<BTreeMap<String, BTreeMap<String, i32>>>,
     data_version: Mutex<DataVersion>,
     auto_create: bool,
+    /// `enableLmq` (Java `LmqSubscriptionGroupManager`): every `%LMQ%` group exists with the
+    /// defaults and is never stored.
+    lmq: bool,
     file: JsonFile,
+    /// Java 5.5.0's subscription group RocksDB (`storeType=defaultRocksDB`), written before the
+    /// file.
+    kv: Option<KvMirror>,
 }
 
 impl SubscriptionGroupManager {
     pub fn load(path: PathBuf, auto_create: bool) -> Result<Self, MetadataError> {
+        Self::load_with(path, auto_create, None)
+    }
+
+    /// [`Self::load`]; with `kv` (`storeType=defaultRocksDB`) the groups and forbidden bits are
+    /// Java 5.5.0's RocksDB's, with `subscriptionGroup.json` imported over them when its version
+    /// is newer (`metadata::kv`).
+    pub fn load_with(
+        path: PathBuf,
+        auto_create: bool,
+        kv: Option<KvMirror>,
+    ) -> Result<Self, MetadataError> {
         let mut table = BTreeMap::new();
         for g in SYSTEM_GROUPS {
             table.insert(g.to_string(), Arc::new(SubscriptionGroupConfig::new(g)));
@@ -50,28 +70,57 @@ impl SubscriptionGroupManager {
         let file = JsonFile::new(path);
         let mut forbidden = BTreeMap::new();
         let mut data_version = DataVersion::default();
-        if let Some(text) = file.load() {
-            let w = SubscriptionGroupWrapper::decode(text.as_bytes())
-                .map_err(|e| MetadataError::unreadable(file.path(), "subscriptionGroup.json", e))?;
-            for (name, mut c) in w.subscription_group_table {
-                if c.group_name.is_empty() {
-                    c.group_name = name.clone();
-                }
-                table.insert(name, Arc::new(c));
+        let json =
+            match file.load() {
+                Some(text) => Some(SubscriptionGroupWrapper::decode(text.as_bytes()).map_err(
+                    |e| MetadataError::unreadable(file.path(), "subscriptionGroup.json", e),
+                )?),
+                None => None,
+            };
+        let mut json_wins = true;
+        if let Some(kv) = &kv {
+            let read = kv.read()?;
+            let json_version = json.as_ref().map(|w| &w.data_version);
+            json_wins = read.json_wins(json_version);
+            data_version = read.merged_version(json_version);
+            for (name, c) in kv::decode_entries("subscription group", &read.entries) {
+                insert_group(&mut table, name, c);
             }
-            forbidden = w.forbidden_table;
-            data_version = w.data_version;
+            forbidden.extend(kv::decode_entries("forbidden", &read.forbidden));
+            if json_wins {
+                tracing::info!(db = %kv.path().display(), "subscriptionGroup.json is newer than the config RocksDB: imported");
+            }
+        }
+        if let Some(w) = json.filter(|_| json_wins) {
+            for (name, c) in w.subscription_group_table {
+                insert_group(&mut table, name, c);
+            }
+            forbidden.extend(w.forbidden_table);
+            if kv.is_none() {
+                data_version = w.data_version;
+            }
         }
         Ok(Self {
             table: RwLock::new(table),
             forbidden: RwLock::new(forbidden),
             data_version: Mutex::new(data_version),
             auto_create,
+            lmq: false,
             file,
+            kv,
         })
     }
 
+    /// Serves `%LMQ%` groups as Java's `LmqSubscriptionGroupManager` does (`enableLmq`).
+    pub fn with_lmq(mut self, on: bool) -> Self {
+        self.lmq = on;
+        self
+    }
+
     pub fn find(&self, group: &str) -> Option<Arc<SubscriptionGroupConfig>> {
+        if self.lmq && is_lmq(group) {
+            return Some(Arc::new(SubscriptionGroupConfig::new(group)));
+        }
         self.table.read().get(group).cloned()
     }
 
@@ -81,7 +130,11 @@ impl SubscriptionGroupManager {
         if let Some(c) = self.find(group) {
             return Ok(c);
         }
-        if !(self.auto_create || is_system_group(group)) {
+        // as Java, a name no client could have registered is never auto-created
+        if !(self.auto_create || is_system_group(group))
+            || group.len() > CHARACTER_MAX_LENGTH
+            || is_topic_or_group_illegal(group)
+        {
             let remark =
                 format!("subscription group [{group}] does not exist, apply first please!");
             return Err(BrokerError::refused(
@@ -102,6 +155,9 @@ impl SubscriptionGroupManager {
     }
 
     pub fn update(&self, config: SubscriptionGroupConfig) -> Result<(), MetadataError> {
+        if self.lmq && is_lmq(&config.group_name) {
+            return Ok(());
+        }
         self.table
             .write()
             .insert(config.group_name.clone(), Arc::new(config));
@@ -140,10 +196,29 @@ impl SubscriptionGroupManager {
         }
     }
 
+    /// Writes `subscriptionGroup.json` (and, first, the RocksDB).
     pub fn persist(&self) -> Result<(), MetadataError> {
-        self.file
-            .persist(|| config_files::to_fastjson_pretty(&self.wrapper()))
+        self.file.persist_with(|| {
+            let w = self.wrapper();
+            if let Some(kv) = &self.kv {
+                let groups = kv::encode_values(w.subscription_group_table.iter());
+                let forbidden = kv::encode_values(w.forbidden_table.iter());
+                kv.write(groups, forbidden, &w.data_version)?;
+            }
+            Ok(config_files::to_fastjson_pretty(&w))
+        })
     }
+}
+
+fn insert_group(
+    table: &mut BTreeMap<String, Arc<SubscriptionGroupConfig>>,
+    name: String,
+    mut c: SubscriptionGroupConfig,
+) {
+    if c.group_name.is_empty() {
+        c.group_name = name.clone();
+    }
+    table.insert(name, Arc::new(c));
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! Java broker's `config/*.json`.
 
 pub mod groups;
+pub mod kv;
 pub mod offsets;
 pub mod persist;
 pub mod topics;

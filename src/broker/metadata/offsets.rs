@@ -2,18 +2,22 @@
 //! written to `consumerOffset.json` periodically and at shutdown; plus the server-side reset
 //! table that the next pull of a queue turns into PULL_OFFSET_MOVED.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use dashmap::DashMap;
 use parking_lot::Mutex;
 
+use super::kv::{self, KvMirror};
 use super::persist::JsonFile;
 use super::MetadataError;
 use crate::common::data_version::DataVersion;
+use crate::common::topic::is_lmq;
 use crate::store::config_files::{self, ConsumerOffsetWrapper};
 
 const SEP: char = '@';
+/// Java `BrokerPathConfigHelper.getLmqConsumerOffsetPath`.
+const LMQ_FILE: &str = "lmqConsumerOffset.json";
 
 fn key(topic: &str, group: &str) -> String {
     format!("{topic}{SEP}{group}")
@@ -25,32 +29,109 @@ pub struct ConsumerOffsetManager {
     reset: DashMap<String, HashMap<i32, i64>>,
     /// Where each group's last pull of a queue ended (Java `pullOffsetTable`, in memory only).
     pull: DashMap<String, HashMap<i32, i64>>,
+    /// `enableLmq` (Java `LmqConsumerOffsetManager`): the offsets of groups named `%LMQ%…`,
+    /// `topic@group` -> offset (their one queue), and the file is `lmqConsumerOffset.json`.
+    lmq: Option<DashMap<String, i64>>,
     file: JsonFile,
     dirty: Mutex<bool>,
+    /// Java 5.5.0's consumer offset RocksDB (`storeType=defaultRocksDB`, LMQ groups included),
+    /// written before the file, and its `kvDataVersion` (also the file's `dataVersion` then).
+    kv: Option<(KvMirror, DataVersion)>,
+}
+
+/// The value of a `topic@group` key in the RocksDB (Java `RocksDBOffsetSerializeWrapper`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OffsetValue {
+    pub offset_table: BTreeMap<i32, i64>,
 }
 
 impl ConsumerOffsetManager {
     /// Loads `consumerOffset.json` (or its `.bak`); fastjson's unquoted integer keys are accepted.
     pub fn load(path: PathBuf) -> Result<Self, MetadataError> {
+        Self::load_file(path, false)
+    }
+
+    /// With `enableLmq` Java keeps every group's offsets in `lmqConsumerOffset.json` (next to
+    /// `consumerOffset.json`, which it then neither reads nor writes), with `lmqOffsetTable`.
+    pub fn load_lmq(config_dir: &std::path::Path) -> Result<Self, MetadataError> {
+        let path = config_dir.join(LMQ_FILE);
+        let plain = config_dir.join("consumerOffset.json");
+        if !path.exists() && plain.exists() {
+            tracing::warn!(
+                file = %plain.display(),
+                "enableLmq=true: consumer offsets are kept in {LMQ_FILE} (as the Java broker keeps                  them); this consumerOffset.json is not read — copy it to {LMQ_FILE} to keep its                  offsets, or turn enableLmq off"
+            );
+        }
+        Self::load_file(path, true)
+    }
+
+    /// With `storeType=defaultRocksDB` Java 5.5.0 keeps every group's offsets (LMQ groups too,
+    /// per queue) in its RocksDB; `consumerOffset.json` is imported over them when its version
+    /// is newer (`metadata::kv`).
+    pub fn load_with_kv(path: PathBuf, kv: KvMirror) -> Result<Self, MetadataError> {
+        let mut m = Self::load_file(path, false)?;
+        let read = kv.read()?;
+        let json_version = m.file.load().and_then(|text| {
+            config_files::from_fastjson::<ConsumerOffsetWrapper>(&text)
+                .ok()
+                .map(|w| w.data_version)
+        });
+        let json_wins = read.json_wins(json_version.as_ref());
+        let from_json = std::mem::take(&mut m.table);
+        for (k, v) in kv::decode_entries::<OffsetValue>("consumer offset", &read.entries) {
+            m.table.insert(k, v.offset_table.into_iter().collect());
+        }
+        if json_wins {
+            tracing::info!(db = %kv.path().display(), "consumerOffset.json is newer than the config RocksDB: imported");
+            for (k, v) in from_json {
+                m.table.insert(k, v);
+            }
+        }
+        m.kv = Some((kv, read.merged_version(json_version.as_ref())));
+        *m.dirty.lock() = true;
+        Ok(m)
+    }
+
+    fn load_file(path: PathBuf, lmq: bool) -> Result<Self, MetadataError> {
         let file = JsonFile::new(path);
+        let name = if lmq { LMQ_FILE } else { "consumerOffset.json" };
         let table = DashMap::new();
+        let lmq_table = lmq.then(DashMap::new);
         if let Some(text) = file.load() {
-            for (k, queues) in parse_offset_table(&text)
-                .map_err(|e| MetadataError::unreadable(file.path(), "consumerOffset.json", e))?
-            {
-                table.insert(k, queues);
+            let w: ConsumerOffsetWrapper = config_files::from_fastjson(&text)
+                .map_err(|e| MetadataError::unreadable(file.path(), name, e))?;
+            for (k, queues) in w.offset_table {
+                table.insert(k, queues.into_iter().collect());
+            }
+            if let (Some(t), Some(l)) = (&lmq_table, w.lmq_offset_table) {
+                for (k, v) in l {
+                    t.insert(k, v);
+                }
             }
         }
         Ok(Self {
             table,
             reset: DashMap::new(),
             pull: DashMap::new(),
+            lmq: lmq_table,
             file,
             dirty: Mutex::new(false),
+            kv: None,
         })
     }
 
+    /// The LMQ table, when `group` is an LMQ group under `enableLmq`.
+    fn lmq_of(&self, group: &str) -> Option<&DashMap<String, i64>> {
+        self.lmq.as_ref().filter(|_| is_lmq(group))
+    }
+
     pub fn commit(&self, group: &str, topic: &str, queue_id: i32, offset: i64) {
+        if let Some(l) = self.lmq_of(group) {
+            l.insert(key(topic, group), offset);
+            *self.dirty.lock() = true;
+            return;
+        }
         self.table
             .entry(key(topic, group))
             .or_default()
@@ -77,6 +158,9 @@ impl ConsumerOffsetManager {
 
     /// The committed offset, `None` when the group never committed for this queue.
     pub fn query(&self, group: &str, topic: &str, queue_id: i32) -> Option<i64> {
+        if let Some(l) = self.lmq_of(group) {
+            return l.get(&key(topic, group)).map(|v| *v);
+        }
         self.table
             .get(&key(topic, group))
             .and_then(|m| m.get(&queue_id).copied())
@@ -84,6 +168,12 @@ impl ConsumerOffsetManager {
 
     /// Every queue's offset of a group on a topic.
     pub fn queues(&self, group: &str, topic: &str) -> HashMap<i32, i64> {
+        if let Some(l) = self.lmq_of(group) {
+            return l
+                .get(&key(topic, group))
+                .map(|v| HashMap::from([(0, *v)]))
+                .unwrap_or_default();
+        }
         self.table
             .get(&key(topic, group))
             .map(|m| m.clone())
@@ -135,6 +225,9 @@ impl ConsumerOffsetManager {
     }
 
     pub fn remove_group(&self, group: &str) {
+        if let Some(l) = self.lmq_of(group) {
+            l.retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
+        }
         self.table
             .retain(|k, _| k.split_once(SEP).map(|(_, g)| g) != Some(group));
         self.pull
@@ -142,7 +235,30 @@ impl ConsumerOffsetManager {
         *self.dirty.lock() = true;
     }
 
+    /// `topic@group` entries (GET_BROKER_LITE_INFO's offsetTableSize).
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// One group's offsets of one topic (Java `removeConsumerOffset("<topic>@<group>")`).
+    pub fn remove_offset(&self, group: &str, topic: &str) {
+        let k = key(topic, group);
+        if let Some(l) = self.lmq_of(group) {
+            l.remove(&k);
+        }
+        self.table.remove(&k);
+        self.pull.remove(&k);
+        *self.dirty.lock() = true;
+    }
+
     pub fn remove_topic(&self, topic: &str) {
+        if let Some(l) = &self.lmq {
+            l.retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
+        }
         self.table
             .retain(|k, _| k.split_once(SEP).map(|(t, _)| t) != Some(topic));
         self.pull
@@ -193,14 +309,33 @@ impl ConsumerOffsetManager {
             }
             *dirty = false;
         }
-        self.file.persist(|| self.encode())
+        let written = self.file.persist_with(|| {
+            if let Some((kv, version)) = &self.kv {
+                let values = self
+                    .table
+                    .iter()
+                    .filter_map(|e| {
+                        let v = OffsetValue {
+                            offset_table: e.value().iter().map(|(q, o)| (*q, *o)).collect(),
+                        };
+                        serde_json::to_vec(&v).ok().map(|b| (e.key().clone(), b))
+                    })
+                    .collect();
+                kv.write(values, Default::default(), version)?;
+            }
+            Ok(self.encode())
+        });
+        if written.is_err() {
+            *self.dirty.lock() = true; // the next tick retries
+        }
+        written
     }
 
     /// The Java shape, `{"dataVersion":…,"groupTopicMap":…,"offsetTable":{"topic@group":{"0":12}}}`
     /// (quoted integer keys: standard JSON, which Java's fastjson reads back).
     pub fn encode(&self) -> String {
         let mut w = ConsumerOffsetWrapper {
-            data_version: DataVersion::default(),
+            data_version: self.kv.as_ref().map(|(_, v)| *v).unwrap_or_default(),
             offset_table: self
                 .table
                 .iter()
@@ -211,6 +346,10 @@ impl ConsumerOffsetManager {
                     )
                 })
                 .collect(),
+            lmq_offset_table: self
+                .lmq
+                .as_ref()
+                .map(|l| l.iter().map(|e| (e.key().clone(), *e.value())).collect()),
             ..Default::default()
         };
         w.derive_group_topic_map();

@@ -35,8 +35,18 @@ impl JsonFile {
 
     /// Writes the text `snapshot` returns, taken while holding the file's write lock.
     pub fn persist(&self, snapshot: impl FnOnce() -> String) -> Result<(), MetadataError> {
+        self.persist_with(|| Ok(snapshot()))
+    }
+
+    /// As [`Self::persist`], for a snapshot that first writes elsewhere (the config RocksDB of
+    /// `storeType=defaultRocksDB`) under the same lock and may fail; nothing is written to the
+    /// file then.
+    pub fn persist_with(
+        &self,
+        snapshot: impl FnOnce() -> Result<String, MetadataError>,
+    ) -> Result<(), MetadataError> {
         let _one_writer = self.write.lock();
-        config_files::persist(&self.path, &snapshot())
-            .map_err(|e| MetadataError::persist(&self.path, e))
+        let text = snapshot()?;
+        config_files::persist(&self.path, &text).map_err(|e| MetadataError::persist(&self.path, e))
     }
 }

@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+use super::kv::{self, KvMirror};
 use super::persist::JsonFile;
 use super::MetadataError;
 use crate::broker::config::BrokerConfig;
-use crate::common::topic::{TopicConfig, PERM_INHERIT, PERM_READ, PERM_WRITE};
+use crate::common::topic::{is_lmq, TopicConfig, PERM_INHERIT, PERM_READ, PERM_WRITE};
 use crate::remoting::body::data_version::DataVersion;
 use crate::remoting::body::register_broker::TopicConfigSerializeWrapper;
 use crate::store::config_files;
@@ -21,43 +22,96 @@ pub const SCHEDULE_TOPIC: &str = "SCHEDULE_TOPIC_XXXX";
 
 pub struct TopicConfigManager {
     table: RwLock<BTreeMap<String, Arc<TopicConfig>>>,
+    /// `enableLmq` (Java `LmqTopicConfigManager`): every `%LMQ%` topic exists, with one queue and
+    /// read/write permission, and is never stored.
+    lmq: bool,
     data_version: Mutex<DataVersion>,
     file: JsonFile,
+    /// Java 5.5.0's topics RocksDB (`storeType=defaultRocksDB`), written before the file.
+    kv: Option<KvMirror>,
 }
 
 impl TopicConfigManager {
     /// Builds the system topics for `config`, then loads `topics.json` (or its `.bak`) over them.
     pub fn load(config: &BrokerConfig, path: PathBuf) -> Result<Self, MetadataError> {
+        Self::load_with(config, path, None)
+    }
+
+    /// [`Self::load`]; with `kv` (`storeType=defaultRocksDB`) the topics are Java 5.5.0's
+    /// RocksDB's, with `topics.json` imported over them when its version is newer
+    /// (`metadata::kv`).
+    pub fn load_with(
+        config: &BrokerConfig,
+        path: PathBuf,
+        kv: Option<KvMirror>,
+    ) -> Result<Self, MetadataError> {
         let mut table = BTreeMap::new();
         for t in system_topics(config) {
             table.insert(t.topic_name.clone(), Arc::new(t));
         }
         let file = JsonFile::new(path);
         let mut data_version = DataVersion::default();
-        if let Some(text) = file.load() {
-            let wrapper: TopicConfigSerializeWrapper = crate::common::fastjson::from_str(&text)
-                .map_err(|e| MetadataError::unreadable(file.path(), "topics.json", e))?;
-            for (name, mut tc) in wrapper.topic_config_table {
-                if tc.topic_name.is_empty() {
-                    tc.topic_name = name.clone();
-                }
-                table.insert(name, Arc::new(tc));
+        let json = match file.load() {
+            Some(text) => Some(
+                crate::common::fastjson::from_str::<TopicConfigSerializeWrapper>(&text)
+                    .map_err(|e| MetadataError::unreadable(file.path(), "topics.json", e))?,
+            ),
+            None => None,
+        };
+        let mut json_wins = true;
+        if let Some(kv) = &kv {
+            let read = kv.read()?;
+            let json_version = json.as_ref().map(|w| &w.data_version);
+            json_wins = read.json_wins(json_version);
+            data_version = read.merged_version(json_version);
+            for (name, tc) in kv::decode_entries::<TopicConfig>("topic", &read.entries) {
+                insert_topic(&mut table, name, tc);
             }
-            data_version = wrapper.data_version;
+            if json_wins {
+                tracing::info!(db = %kv.path().display(), "topics.json is newer than the config RocksDB: imported");
+            }
+        }
+        if let Some(wrapper) = json.filter(|_| json_wins) {
+            for (name, tc) in wrapper.topic_config_table {
+                insert_topic(&mut table, name, tc);
+            }
+            if kv.is_none() {
+                data_version = wrapper.data_version;
+            }
         }
         Ok(Self {
             table: RwLock::new(table),
+            lmq: false,
             data_version: Mutex::new(data_version),
             file,
+            kv,
         })
     }
 
+    /// Serves `%LMQ%` topics as Java's `LmqTopicConfigManager` does (`enableLmq`).
+    pub fn with_lmq(mut self, on: bool) -> Self {
+        self.lmq = on;
+        self
+    }
+
+    fn is_lmq(&self, topic: &str) -> bool {
+        self.lmq && is_lmq(topic)
+    }
+
     pub fn select(&self, topic: &str) -> Option<Arc<TopicConfig>> {
+        if self.is_lmq(topic) {
+            return Some(Arc::new(TopicConfig::new(
+                topic,
+                1,
+                1,
+                PERM_READ | PERM_WRITE,
+            )));
+        }
         self.table.read().get(topic).cloned()
     }
 
     pub fn contains(&self, topic: &str) -> bool {
-        self.table.read().contains_key(topic)
+        self.is_lmq(topic) || self.table.read().contains_key(topic)
     }
 
     pub fn all(&self) -> Vec<Arc<TopicConfig>> {
@@ -74,6 +128,9 @@ impl TopicConfigManager {
 
     /// Creates or replaces a topic, bumps the data version and persists.
     pub fn update(&self, tc: TopicConfig) -> Result<(), MetadataError> {
+        if self.is_lmq(&tc.topic_name) {
+            return Ok(());
+        }
         self.table
             .write()
             .insert(tc.topic_name.clone(), Arc::new(tc));
@@ -137,10 +194,10 @@ impl TopicConfigManager {
         self.persist()
     }
 
-    /// Writes `topics.json` in the shape the Java broker reads.
+    /// Writes `topics.json` in the shape the Java broker reads (and, first, the RocksDB).
     pub fn persist(&self) -> Result<(), MetadataError> {
         // the file holds no mapping fields (Java's TopicConfigManager.encode)
-        self.file.persist(|| {
+        self.file.persist_with(|| {
             let wrapper = config_files::types::TopicConfigSerializeWrapper {
                 topic_config_table: self
                     .table
@@ -150,9 +207,20 @@ impl TopicConfigManager {
                     .collect(),
                 data_version: self.data_version(),
             };
-            config_files::to_fastjson_pretty(&wrapper)
+            if let Some(kv) = &self.kv {
+                let values = kv::encode_values(wrapper.topic_config_table.iter());
+                kv.write(values, Default::default(), &wrapper.data_version)?;
+            }
+            Ok(config_files::to_fastjson_pretty(&wrapper))
         })
     }
+}
+
+fn insert_topic(table: &mut BTreeMap<String, Arc<TopicConfig>>, name: String, mut tc: TopicConfig) {
+    if tc.topic_name.is_empty() {
+        tc.topic_name = name.clone();
+    }
+    table.insert(name, Arc::new(tc));
 }
 
 /// The topics a Java 5.x broker creates for itself at every start (store-format.md §8.1).

@@ -103,10 +103,6 @@ struct TopicCounters {
     dlq: DashMap<String, Arc<AtomicU64>>,
     commit: AtomicU64,
     rollback: AtomicU64,
-    /// Half messages stored and not yet committed, rolled back or discarded (Java's
-    /// TransactionMetrics, counted here since start); `half_seen` once the topic had one.
-    half: std::sync::atomic::AtomicI64,
-    half_seen: std::sync::atomic::AtomicBool,
     /// Commit time − born time of committed half messages, in seconds (Java records seconds
     /// under its `ms` unit).
     finish_latency: Histogram,
@@ -128,8 +124,6 @@ impl TopicCounters {
             dlq: DashMap::new(),
             commit: AtomicU64::new(0),
             rollback: AtomicU64::new(0),
-            half: std::sync::atomic::AtomicI64::new(0),
-            half_seen: std::sync::atomic::AtomicBool::new(false),
             finish_latency: Histogram::new(FINISH_LATENCY_BUCKETS, 1.0),
         }
     }
@@ -338,8 +332,6 @@ impl BrokerMetrics {
             return;
         }
         let t = self.topic(topic);
-        t.half.fetch_sub(1, Ordering::Relaxed);
-        t.half_seen.store(true, Ordering::Relaxed);
         match commit {
             Some(born_ms) => {
                 t.commit.fetch_add(1, Ordering::Relaxed);
@@ -350,16 +342,6 @@ impl BrokerMetrics {
                 t.rollback.fetch_add(1, Ordering::Relaxed);
             }
         }
-    }
-
-    /// A half message of `topic` was stored (`+1`) or discarded after too many checks (`-1`).
-    pub fn half_messages(&self, topic: &str, delta: i64) {
-        if !self.enabled {
-            return;
-        }
-        let t = self.topic(topic);
-        t.half.fetch_add(delta, Ordering::Relaxed);
-        t.half_seen.store(true, Ordering::Relaxed);
     }
 
     /// A request answered (or failed) after `micros`.

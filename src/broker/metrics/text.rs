@@ -395,7 +395,6 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
     let mut dlq = Vec::new();
     let mut commit = Vec::new();
     let mut rollback = Vec::new();
-    let mut half = Vec::new();
     let mut finish: Vec<(Labels, &Histogram)> = Vec::new();
     let topics: Vec<(String, std::sync::Arc<super::TopicCounters>)> = m
         .topics
@@ -447,10 +446,6 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
             ];
             dlq.push((l, d.load(Ordering::Relaxed) as f64));
         }
-        if t.half_seen.load(Ordering::Relaxed) {
-            let n = t.half.load(Ordering::Relaxed);
-            half.push((vec![("topic", topic.clone())], n as f64));
-        }
         if t.finish_latency.snapshot().2 > 0 {
             finish.push((vec![("topic", topic.clone())], &t.finish_latency));
         }
@@ -474,6 +469,14 @@ fn traffic(ctx: &BrokerContext, e: &mut Exposition) {
     e.counter("rocketmq_send_to_dlq_messages_total", &dlq);
     e.counter("rocketmq_commit_messages_total", &commit);
     e.counter("rocketmq_rollback_messages_total", &rollback);
+    // Java's gauge reads TransactionMetrics: every topic that ever had a half message, across
+    // restarts (`config/transactionMetrics`)
+    let half: Vec<(Labels, f64)> = ctx
+        .tx_counts
+        .snapshot()
+        .into_iter()
+        .map(|(topic, n)| (vec![("topic", topic)], n as f64))
+        .collect();
     e.gauge("rocketmq_half_messages", "", &half);
     e.histogram(
         "rocketmq_finish_message_latency",

@@ -183,6 +183,15 @@ fn key(topic: &str, group: &str) -> String {
 }
 
 impl ConsumerOrderInfoManager {
+    /// Memory only (Java `MemoryConsumerOrderInfoManager`, the lite queues' FIFO state): never
+    /// loaded, never persisted.
+    pub fn in_memory() -> Self {
+        Self {
+            table: Mutex::new(BTreeMap::new()),
+            file: JsonFile::new(PathBuf::new()),
+        }
+    }
+
     /// Reads the file (or its `.bak`); one that does not parse is logged and ignored.
     pub fn load(path: PathBuf) -> Self {
         let file = JsonFile::new(path);
@@ -333,6 +342,43 @@ impl ConsumerOrderInfoManager {
                     .insert(offset.to_string(), next_visible);
             }
         }
+    }
+
+    /// Java 5.5 `suspendQueue` (a lite CHANGE_MESSAGE_INVISIBLETIME with `suspend`): the whole
+    /// pop becomes visible at `visible_at`, this delivery not counted.
+    pub fn suspend_queue(
+        &self,
+        topic: &str,
+        group: &str,
+        queue_id: i32,
+        pop_time: i64,
+        visible_at: i64,
+    ) {
+        let mut t = self.table.lock();
+        if let Some(info) = t
+            .get_mut(&key(topic, group))
+            .and_then(|qs| qs.get_mut(&queue_id))
+            .filter(|i| i.pop_time == pop_time)
+        {
+            if let Some(counts) = info.offset_consumed_count.as_mut() {
+                for n in counts.values_mut() {
+                    if *n > 0 {
+                        *n -= 1;
+                    }
+                }
+            }
+            info.offset_next_visible_time = None;
+            info.invisible_time = Some(visible_at - info.pop_time);
+        }
+    }
+
+    /// (topic, group) entries kept (GET_BROKER_LITE_INFO's orderInfoCount).
+    pub fn len(&self) -> usize {
+        self.table.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.lock().is_empty()
     }
 
     /// Java `clearBlock` (an offset reset).

@@ -15,6 +15,7 @@ use crate::broker::pop::records::{
 };
 use crate::broker::put::stored::pop_revive_record;
 use crate::broker::BrokerContext;
+use crate::common::topic::lite_lmq_name;
 use crate::remoting::body::pop::BatchAckMessageRequestBody;
 use crate::remoting::header::ack_message::{
     AckMessageRequestHeader, ChangeInvisibleTimeRequestHeader, ChangeInvisibleTimeResponseHeader,
@@ -73,12 +74,11 @@ async fn ack_orderly(
     Ok(())
 }
 
-/// The topic/queue checks both codes make; `max_inclusive` for ACK, exclusive for CHANGE.
-fn check_queue(
+/// The topic and queue-id checks both codes make first (a lite receipt is checked after them).
+fn check_topic_queue(
     ctx: &BrokerContext,
     conn: &Connection,
     h: &AckMessageRequestHeader,
-    max_inclusive: bool,
 ) -> Result<(), BrokerError> {
     let Some(tc) = ctx.topics.select(&h.topic) else {
         let remark = format!("topic[{}] not exist, apply first please!", h.topic);
@@ -91,6 +91,15 @@ fn check_queue(
         );
         return Err(BrokerError::refused(ResponseCode::MESSAGE_ILLEGAL, remark));
     }
+    Ok(())
+}
+
+/// The offset check; `max_inclusive` for ACK, exclusive for CHANGE.
+fn check_offset(
+    ctx: &BrokerContext,
+    h: &AckMessageRequestHeader,
+    max_inclusive: bool,
+) -> Result<(), BrokerError> {
     let min = ctx.store.min_offset_in_queue(&h.topic, h.queue_id);
     let max = ctx.store.max_offset_in_queue(&h.topic, h.queue_id);
     let beyond = if max_inclusive {
@@ -114,7 +123,12 @@ pub async fn ack_message(
     request: &RemotingCommand,
 ) -> ProcessorResult {
     let h: AckMessageRequestHeader = read_header(request)?;
-    check_queue(ctx, conn, &h, true)?;
+    check_topic_queue(ctx, conn, &h)?;
+    if let Some(lite) = h.lite_topic.as_deref().filter(|l| !l.trim().is_empty()) {
+        ack_lite(ctx, &h, lite).await?;
+        return Ok(ok(request));
+    }
+    check_offset(ctx, &h, true)?;
     let receipt = parse_receipt(&h.extra_info)?;
     if receipt.revive_qid == ORDER_REVIVE_QUEUE {
         let (g, t) = (&h.consumer_group, &h.topic);
@@ -202,7 +216,11 @@ pub async fn change_invisible_time(
     request: &RemotingCommand,
 ) -> ProcessorResult {
     let h: ChangeInvisibleTimeRequestHeader = read_header(request)?;
-    check_queue(ctx, conn, &h.ack, false)?;
+    check_topic_queue(ctx, conn, &h.ack)?;
+    if let Some(lite) = h.ack.lite_topic.as_deref().filter(|l| !l.trim().is_empty()) {
+        return change_lite(ctx, request, &h, lite).await;
+    }
+    check_offset(ctx, &h.ack, false)?;
     let receipt = parse_receipt(&h.ack.extra_info)?;
     let now = crate::broker::now_millis();
     if receipt.revive_qid == ORDER_REVIVE_QUEUE {
@@ -288,6 +306,124 @@ async fn change_orderly(
     let mut r = success_with(request, header);
     r.remark = Some("not set any response code".into());
     r
+}
+
+/// Java 5.5 `ackLite`: the offset is the lite queue's; acknowledged in the (group, LMQ) order
+/// info, the group's offset moves to the first message still out, and the LMQ is offered to the
+/// group again once its queue is no longer blocked.
+async fn ack_lite(
+    ctx: &BrokerContext,
+    h: &AckMessageRequestHeader,
+    lite: &str,
+) -> Result<(), BrokerError> {
+    let group = &h.consumer_group;
+    let bound = ctx
+        .groups
+        .find(group)
+        .is_some_and(|g| super::lite::bind_topic(&g) == Some(h.topic.as_str()));
+    if !bound {
+        return Err(BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            "group type or bind topic not match.",
+        ));
+    }
+    let lmq = lite_lmq_name(&h.topic, lite).unwrap_or_default();
+    if h.offset > ctx.store.max_offset_in_queue(&lmq, 0) {
+        return Err(BrokerError::refused(
+            ResponseCode::NO_MESSAGE,
+            "ack offset illegal.",
+        ));
+    }
+    let receipt = Receipt::parse(&h.extra_info);
+    let revive_qid = receipt.as_ref().map(|r| r.revive_qid);
+    if h.queue_id != 0 || revive_qid != Some(ORDER_REVIVE_QUEUE) {
+        return Err(BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            "ack queue illegal.",
+        ));
+    }
+    let receipt = receipt.expect("checked above");
+    let committed = || ctx.offsets.query(group, &lmq, 0).unwrap_or(-1);
+    if h.offset < committed() {
+        return Ok(());
+    }
+    let _lock = ctx.pop.lock(&lmq, group, 0).await;
+    if h.offset < committed() {
+        return Ok(());
+    }
+    let next = ctx
+        .lite
+        .order
+        .commit_and_next(&lmq, group, 0, h.offset, receipt.pop_time);
+    if next > -1 {
+        if !ctx.offsets.has_reset(group, &lmq, 0) {
+            ctx.offsets.commit(group, &lmq, 0, next);
+        }
+        let now = crate::broker::now_millis();
+        if !ctx
+            .lite
+            .order
+            .check_block(None, &lmq, group, 0, receipt.invisible_time, now)
+        {
+            ctx.lite_dispatch(Some(group), &lmq, None);
+        }
+    }
+    if next == -1 {
+        return Err(BrokerError::refused(
+            ResponseCode::MESSAGE_ILLEGAL,
+            "ack offset illegal.",
+        ));
+    }
+    Ok(())
+}
+
+/// Java 5.5 `processChangeInvisibleTimeForLite`: the message (or with `suspend` the whole pop)
+/// becomes visible `invisibleTime` from now; no checkpoint is written.
+async fn change_lite(
+    ctx: &BrokerContext,
+    request: &RemotingCommand,
+    h: &ChangeInvisibleTimeRequestHeader,
+    lite: &str,
+) -> ProcessorResult {
+    let a = &h.ack;
+    let lmq = lite_lmq_name(&a.topic, lite).unwrap_or_default();
+    if a.offset > ctx.store.max_offset_in_queue(&lmq, 0) {
+        let mut r = success_with(request, ChangeInvisibleTimeResponseHeader::default());
+        r.code = ResponseCode::NO_MESSAGE.code();
+        r.remark = None;
+        return Ok(r);
+    }
+    let group = &a.consumer_group;
+    let receipt = Receipt::parse(&a.extra_info);
+    let (pop_time, revive_qid) = receipt
+        .as_ref()
+        .map_or((0, 0), |r| (r.pop_time, r.revive_qid));
+    let committed = || ctx.offsets.query(group, &lmq, 0).unwrap_or(-1);
+    let mut header = ChangeInvisibleTimeResponseHeader::default();
+    if a.offset >= committed() {
+        let _lock = ctx.pop.lock(&lmq, group, 0).await;
+        if a.offset >= committed() {
+            let visible_at = crate::broker::now_millis().saturating_add(h.invisible_time);
+            if h.suspend {
+                ctx.lite
+                    .order
+                    .suspend_queue(&lmq, group, 0, pop_time, visible_at);
+            } else {
+                ctx.lite
+                    .order
+                    .update_next_visible_time(&lmq, group, 0, a.offset, pop_time, visible_at);
+            }
+            ctx.lite.wake_when_free(group, &lmq, visible_at);
+            header = ChangeInvisibleTimeResponseHeader {
+                pop_time,
+                invisible_time: visible_at.saturating_sub(pop_time),
+                revive_qid,
+            };
+        }
+    }
+    let mut r = success_with(request, header);
+    r.remark = Some("not set any response code".into());
+    Ok(r)
 }
 
 fn parse_receipt(extra_info: &str) -> Result<Receipt, BrokerError> {

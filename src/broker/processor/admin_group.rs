@@ -39,10 +39,27 @@ pub fn update_and_create_subscription_group(
     _conn: &Arc<Connection>,
     request: &RemotingCommand,
 ) -> ProcessorResult {
-    let config = SubscriptionGroupConfig::decode(&request.body.to_bytes())
+    let mut config = SubscriptionGroupConfig::decode(&request.body.to_bytes())
         .map_err(|e| BrokerError::system(e.to_string()))?;
     validate_group(&config.group_name)
         .map_err(|e| BrokerError::refused(ResponseCode::INVALID_PARAMETER, e.to_string()))?;
+    // Java AttributeUtil.alterCurrentAttributes: `+key` sets, `-key` removes, on top of the
+    // group's current attributes; they are kept without the sign (`lite.bind.topic`, ...)
+    let mut attributes = ctx
+        .groups
+        .find(&config.group_name)
+        .map(|g| g.attributes.clone())
+        .unwrap_or_default();
+    for (k, v) in std::mem::take(&mut config.attributes) {
+        if let Some(k) = k.strip_prefix('+') {
+            attributes.insert(k.to_string(), v);
+        } else if let Some(k) = k.strip_prefix('-') {
+            attributes.remove(k);
+        } else {
+            attributes.insert(k, v);
+        }
+    }
+    config.attributes = attributes;
     ctx.groups.update(config)?;
     Ok(ok(request))
 }
@@ -65,9 +82,13 @@ pub fn get_subscription_group_config(
     request: &RemotingCommand,
 ) -> ProcessorResult {
     let group = request.ext("group").unwrap_or_default().to_string();
-    match ctx.groups.find(&group) {
-        Some(c) => Ok(ok(request).with_body(c.encode())),
-        None => Err(BrokerError::refused(
+    // Java's findSubscriptionGroupConfig: an unknown group is auto-created here too (when
+    // autoCreateSubscriptionGroup is on). rocketmq-proxy asks for a gRPC consumer's group before
+    // its first POP and, without one, sends the client settings with no subscription part (no FIFO
+    // flag, batch size, long-polling timeout or retry policy).
+    match ctx.groups.find_or_create(&group) {
+        Ok(c) => Ok(ok(request).with_body(c.encode())),
+        Err(_) => Err(BrokerError::refused(
             ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
             format!("No group in this broker. group: {group}"),
         )),

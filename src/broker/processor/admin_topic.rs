@@ -103,6 +103,15 @@ pub fn delete_topic_in_broker(
             format!("The topic[{}] is conflict with system topic.", h.topic),
         ));
     }
+    // a LITE parent takes its lite queues with it (Java cleanByParentTopic)
+    if ctx
+        .topics
+        .select(&h.topic)
+        .is_some_and(|tc| super::lite::is_lite_topic(&tc))
+    {
+        let n = crate::broker::lite::lifecycle::delete_parent(ctx, &h.topic);
+        tracing::info!(topic = %h.topic, lite_queues = n, "LITE parent deleted with its lite queues");
+    }
     ctx.topics.delete(&h.topic)?;
     ctx.stats.topic_deleted(&h.topic);
     ctx.metrics.topic_deleted(&h.topic);

@@ -58,12 +58,14 @@ pub async fn end_transaction(
         delete_prepare_message(ctx, &half).await;
         // Java labels a rollback with the half message's REAL_TOPIC
         if let Some(real) = half.props.get(PROPERTY_REAL_TOPIC) {
+            ctx.tx_counts.add(real, -1);
             ctx.metrics.transaction_finished(real, None);
         }
         return Ok(super::ok(request));
     }
     let msg = transaction_commit(&half, action, header.commit_log_offset);
     send_final_message(ctx, &msg).await?;
+    ctx.tx_counts.add(&msg.topic, -1);
     ctx.metrics
         .transaction_finished(&msg.topic, Some(half.born_timestamp));
     delete_prepare_message(ctx, &half).await;

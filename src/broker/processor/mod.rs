@@ -8,6 +8,7 @@ pub mod client_manage;
 pub mod consumer_manage;
 pub mod consumer_send_msg_back;
 pub mod end_transaction;
+pub mod lite;
 pub mod lock_batch;
 pub mod notification;
 pub mod pop_message;

@@ -367,7 +367,13 @@ fn read_queue(
 
 /// Java `getPopOffset` + `getInitOffset`: the committed offset, else MIN (initMode 0, and every
 /// retry topic) or MAX (the last message; 0 when the queue still holds its first), committed.
-fn pop_offset(ctx: &BrokerContext, topic: &str, group: &str, queue_id: i32, init_mode: i32) -> i64 {
+pub(crate) fn pop_offset(
+    ctx: &BrokerContext,
+    topic: &str,
+    group: &str,
+    queue_id: i32,
+    init_mode: i32,
+) -> i64 {
     if let Some(o) = ctx.offsets.query(group, topic, queue_id) {
         if o >= 0 {
             return o;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::{ok, ProcessorResult};
 use crate::broker::error::BrokerError;
 use crate::broker::BrokerContext;
-use crate::common::topic::{is_retry_topic, MessageQueue};
+use crate::common::topic::{is_lmq, is_retry_topic, MessageQueue};
 use crate::remoting::body::pop::{
     MessageQueueAssignment, QueryAssignmentRequestBody, QueryAssignmentResponseBody,
     SetMessageRequestModeRequestBody,
@@ -19,6 +19,7 @@ use crate::remoting::body::pop::{
 use crate::remoting::command::Body;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
+use crate::store::lmq::LMQ_QUEUE_ID;
 
 pub async fn query_assignment(
     ctx: &BrokerContext,
@@ -32,7 +33,17 @@ pub async fn query_assignment(
         .get(&body.topic, &body.consumer_group)
         .unwrap_or_else(|| default_mode(ctx, &body));
     // Java answers a set: one assignment per distinct queue (POP's −1 queues collapse)
-    let all = ctx.topic_subscribe_queues(&body.topic).await;
+    // an LMQ has no route: in CLUSTERING its one queue is this broker's queue 0 (Java, whether
+    // or not enableLmq is on)
+    let all = if is_lmq(&body.topic) && body.message_model != "BROADCASTING" {
+        Some(vec![MessageQueue::new(
+            &body.topic,
+            &ctx.config.broker_name,
+            LMQ_QUEUE_ID,
+        )])
+    } else {
+        ctx.topic_subscribe_queues(&body.topic).await
+    };
     let queues = assign(ctx, &body, &mode, all).map(|mut qs| {
         let mut seen = std::collections::HashSet::new();
         qs.retain(|mq| seen.insert(mq.clone()));

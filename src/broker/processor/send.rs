@@ -63,7 +63,7 @@ async fn check_and_put(
         count_put(ctx, &msg.topic, &result, Some(ty));
         if ty == MessageType::Transaction && result.is_ok() {
             // a half message stored for `header.topic` (Java's TransactionMetrics +1)
-            ctx.metrics.half_messages(&header.topic, 1);
+            ctx.tx_counts.add(&header.topic, 1);
         }
         (result, Some(uniq_key))
     };

@@ -14,8 +14,9 @@ use crate::broker::timer_message_service::{transform_timer, TimerRefusal};
 use crate::broker::transaction::to_half_message;
 use crate::broker::BrokerContext;
 use crate::common::message::{
-    PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_MSG_REGION, PROPERTY_TRACE_SWITCH,
-    PROPERTY_TRANSACTION_PREPARED, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+    PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_INNER_MULTI_DISPATCH,
+    PROPERTY_LITE_TOPIC, PROPERTY_MSG_REGION, PROPERTY_TRACE_SWITCH, PROPERTY_TRANSACTION_PREPARED,
+    PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
 };
 use crate::common::properties::{Properties, MAX_PROPERTIES_LENGTH};
 use crate::common::topic::{self, TopicConfig, PERM_READ, PERM_WRITE};
@@ -88,6 +89,14 @@ pub fn send_message(
             new_uniq_id(ctx.store_host),
         );
     }
+    // Java 5.5 lite topics: a send naming `__LITE_TOPIC` is dispatched into the lite topic's LMQ
+    // `%LMQ%$<topic>$<lite>` (whatever the topic's message type)
+    if let Some(lmq) = props
+        .get(PROPERTY_LITE_TOPIC)
+        .and_then(|lite| topic::lite_lmq_name(&header.topic, lite))
+    {
+        props.insert(PROPERTY_INNER_MULTI_DISPATCH, lmq);
+    }
     props.insert(PROPERTY_CLUSTER, ctx.config.broker_cluster_name.clone());
     if topic::is_retry_topic(&msg.topic) {
         if let Some(dlq) = retry_to_dlq(ctx, request, header, &mut props)? {
@@ -115,7 +124,33 @@ pub fn send_message(
         .to_string();
     let input = msg.with_properties(&props);
     check_sizes(ctx, &input)?;
+    check_lmq_quota(ctx, &input)?;
     Ok((input, uniq_key))
+}
+
+/// Java 5.5 `HookUtils.handleLmqQuota`: with `enableLmqQuota` (and LMQ multi-dispatch on), a
+/// message naming an LMQ that does not exist yet is refused once `maxLmqConsumeQueueNum` exist.
+fn check_lmq_quota(ctx: &BrokerContext, msg: &MessageInput) -> Result<(), BrokerError> {
+    let cfg = ctx.store.config();
+    if !(cfg.enable_lmq_quota && cfg.enable_lmq && cfg.enable_multi_dispatch) {
+        return Ok(());
+    }
+    let Some(names) = crate::store::lmq::dispatch_names(&msg.topic, msg.properties.as_bytes())
+    else {
+        return Ok(());
+    };
+    let full = ctx.store.lmq_count() as i64 >= cfg.max_lmq_consume_queue_num;
+    if full
+        && names
+            .split(',')
+            .any(|n| topic::is_lmq(n) && !ctx.store.queue_exists(n))
+    {
+        return Err(BrokerError::refused(
+            ResponseCode::LMQ_QUOTA_EXCEEDED,
+            "[LMQ_CONSUME_QUEUE_NUM_EXCEEDED]lmq consume queue num exceeded.",
+        ));
+    }
+    Ok(())
 }
 
 /// Java `HookUtils.handleScheduleMessage`: an accurate timer, else a delay level, moves the

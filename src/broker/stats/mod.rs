@@ -14,7 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
 
-use crate::common::topic::is_system_topic;
+use crate::common::topic::{is_lmq, is_system_topic, LMQ_PREFIX};
 pub use item::{Period, StatsItem, StatsItemSet, StatsSnapshot};
 
 /// Java `Stats` / `BrokerStatsManager` names served by VIEW_BROKER_STATS_DATA.
@@ -64,6 +64,8 @@ pub struct BrokerStats {
     pub forced_unconsumed: AtomicU64,
     days: Mutex<DayTotals>,
     last_sample: Mutex<[i64; 3]>,
+    /// `enableLmq` without `enableLmqStats`: LMQ names count as `%LMQ%` (Java `LmqBrokerStatsManager`).
+    collapse_lmq: bool,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -101,7 +103,27 @@ impl BrokerStats {
             forced_unconsumed: AtomicU64::new(0),
             days: Mutex::new(DayTotals::default()),
             last_sample: Mutex::new([i64::MIN; 3]),
+            collapse_lmq: false,
         }
+    }
+
+    /// Counts every `%LMQ%` topic and group under `%LMQ%` in the group items (a million lite
+    /// queues must not make a million stats items), as Java's `LmqBrokerStatsManager` does.
+    pub fn collapsing_lmq(mut self, on: bool) -> Self {
+        self.collapse_lmq = on;
+        self
+    }
+
+    /// `topic@group` as the group items key it.
+    fn group_key(&self, group: &str, topic: &str) -> String {
+        let adjust = |n: &str| -> String {
+            if self.collapse_lmq && is_lmq(n) {
+                LMQ_PREFIX.to_string()
+            } else {
+                n.to_string()
+            }
+        };
+        format!("{}@{}", adjust(topic), adjust(group))
     }
 
     fn set(&self, name: &str) -> Option<&StatsItemSet> {
@@ -147,7 +169,7 @@ impl BrokerStats {
     /// incGroupGetNums, incGroupGetSize, incBrokerGetNums, and incGroupGetLatency with the time
     /// spent reading them).
     pub fn got(&self, group: &str, topic: &str, msgs: u64, bytes: u64, latency_ms: u64) {
-        let key = format!("{topic}@{group}");
+        let key = self.group_key(group, topic);
         self.group_get_nums.add(&key, msgs, 1);
         self.group_get_size.add(&key, bytes, 1);
         self.group_get_latency.add(&key, latency_ms, 1);
@@ -160,14 +182,15 @@ impl BrokerStats {
     /// GROUP_GET_NUMS and GROUP_GET_SIZE alone (Java's schedule service counts each delivery so,
     /// as a get of SCHEDULE_TOPIC_XXXX by SCHEDULE_CONSUMER).
     pub fn group_get(&self, group: &str, topic: &str, msgs: u64, bytes: u64) {
-        let key = format!("{topic}@{group}");
+        let key = self.group_key(group, topic);
         self.group_get_nums.add(&key, msgs, 1);
         self.group_get_size.add(&key, bytes, 1);
     }
 
     /// A consumer's send-back (Java incSendBackNums, keyed by the original topic).
     pub fn sent_back(&self, group: &str, topic: &str) {
-        self.sndbck_put_nums.add(&format!("{topic}@{group}"), 1, 1);
+        self.sndbck_put_nums
+            .add(&self.group_key(group, topic), 1, 1);
     }
 
     /// Drops the items of a deleted topic (Java `onTopicDeleted`).
@@ -276,6 +299,20 @@ fn now_millis() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lmq_names_share_one_key_unless_lmq_stats_are_on() {
+        let s = BrokerStats::new("C").collapsing_lmq(true);
+        s.got("%LMQ%g1", "%LMQ%a", 2, 20, 1);
+        s.got("G", "%LMQ%b", 3, 30, 1);
+        s.got("G", "T", 1, 10, 1);
+        assert_eq!(s.item(GROUP_GET_NUMS, "%LMQ%@%LMQ%").unwrap().value(), 2);
+        assert_eq!(s.item(GROUP_GET_NUMS, "%LMQ%@G").unwrap().value(), 3);
+        assert_eq!(s.item(GROUP_GET_NUMS, "T@G").unwrap().value(), 1);
+        let plain = BrokerStats::new("C");
+        plain.got("G", "%LMQ%b", 3, 30, 1);
+        assert!(plain.item(GROUP_GET_NUMS, "%LMQ%b@G").is_some());
+    }
 
     #[test]
     fn puts_and_gets_land_in_javas_items() {

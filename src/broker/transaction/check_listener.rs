@@ -41,7 +41,7 @@ pub(super) fn resolve_discard_msg(ctx: &BrokerContext, msg: &StoredMessage) {
     if !result.is_ok() {
         tracing::error!(status = ?result.status, "put to TRANS_CHECK_MAX_TIME_TOPIC failed");
     } else if let Some(real) = msg.props.get(PROPERTY_REAL_TOPIC) {
-        ctx.metrics.half_messages(real, -1);
+        ctx.tx_counts.add(real, -1);
     }
 }
 

@@ -17,6 +17,7 @@
 
 mod check_listener;
 pub mod check_service;
+pub mod counts;
 
 use std::net::SocketAddr;
 

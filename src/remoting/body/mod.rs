@@ -16,6 +16,7 @@ pub mod fastjson;
 pub mod group_list;
 pub mod heartbeat;
 pub mod kv_table;
+pub mod lite;
 pub mod lock_batch;
 pub mod pop;
 pub mod properties_text;

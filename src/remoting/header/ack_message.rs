@@ -71,18 +71,24 @@ impl CommandHeader for AckMessageRequestHeader {
 pub struct ChangeInvisibleTimeRequestHeader {
     pub ack: AckMessageRequestHeader,
     pub invisible_time: i64,
+    /// 5.5, lite: the whole pop becomes visible at the new time (default false).
+    pub suspend: bool,
 }
 
 impl CommandHeader for ChangeInvisibleTimeRequestHeader {
     fn write_to(&self, ext: &mut ExtFields) {
         self.ack.write_to(ext);
         ext.put("invisibleTime", self.invisible_time);
+        if self.suspend {
+            ext.put("suspend", true);
+        }
     }
 
     fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
         Ok(Self {
             ack: AckMessageRequestHeader::read_from(ext)?,
             invisible_time: ext.i64("invisibleTime")?,
+            suspend: ext.bool_or("suspend", false),
         })
     }
 }

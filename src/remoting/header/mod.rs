@@ -26,6 +26,7 @@ pub mod get_topic_stats_info;
 pub mod namesrv;
 pub mod notification;
 pub mod notify_consumer_ids_changed;
+pub mod pop_lite;
 pub mod pop_message;
 pub mod pull_message;
 pub mod query_consume_queue;

@@ -89,6 +89,13 @@ fn clean_queues(
     mut moved: Option<&mut Vec<(String, i32, i64, i64)>>,
 ) -> i64 {
     let min = inner.commitlog.min_offset();
+    #[cfg(feature = "rocksdb-cq")]
+    if let Some(db) = inner.cqs.rocks() {
+        if min > db.min_phy_offset() {
+            clean_rocks(inner, db, min, moved);
+        }
+        return min;
+    }
     for cq in inner.cqs.all() {
         let old_min = cq.min_offset_in_queue();
         match cq.delete_expired(min) {
@@ -101,6 +108,41 @@ fn clean_queues(
         }
     }
     min
+}
+
+/// RocksDB consume queue: a compaction drops the units below the commit log's new min offset
+/// (Java `cleanExpired`); queue mins are corrected lazily, or here when a forced deletion needs
+/// to know which moved.
+#[cfg(feature = "rocksdb-cq")]
+fn clean_rocks(
+    inner: &StoreInner,
+    db: &crate::store::consumequeue::rocksdb_store::RocksCqStore,
+    min: i64,
+    moved: Option<&mut Vec<(String, i32, i64, i64)>>,
+) {
+    let before: Vec<_> = match &moved {
+        Some(_) => inner
+            .cqs
+            .all()
+            .into_iter()
+            .map(|q| {
+                let m = q.min_offset_in_queue();
+                (q, m)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if let Err(e) = db.clean_expired(min) {
+        tracing::warn!(error = %e, "RocksDB consume-queue cleanup failed");
+    }
+    if let Some(moved) = moved {
+        for (q, old_min) in before {
+            let new_min = q.min_offset_in_queue();
+            if new_min > old_min {
+                moved.push((q.topic().to_string(), q.queue_id(), old_min, new_min));
+            }
+        }
+    }
 }
 
 /// The commit log's disk usage; over `diskSpaceWarningLevelRatio` puts are refused (Java's

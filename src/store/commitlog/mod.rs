@@ -18,6 +18,7 @@ use parking_lot::Mutex;
 
 use crate::store::config::MessageStoreConfig;
 use crate::store::error::Result;
+use crate::store::lmq;
 use crate::store::mapped_file::{MappedFile, MappedFileQueue};
 use crate::store::message::{
     decode_batch, offset_msg_id, sysflag, AppendMessageResult, AppendMessageStatus,
@@ -26,6 +27,13 @@ use crate::store::message::{
 use crate::store::service::IdleWaker;
 use crate::store::util::now_ms;
 use record::{PatchPoints, RecordHeader, END_FILE_MIN_BLANK_LENGTH};
+
+/// An LMQ message whose record the put lock encodes again with its LMQ offsets.
+struct LmqEncode<'a> {
+    m: &'a MessageInput,
+    names: &'a str,
+    v2: bool,
+}
 
 /// Bytes a record may exceed the body limit by (Java: body limit + 64 KiB).
 const RECORD_OVERHEAD_LIMIT: usize = 64 * 1024;
@@ -50,6 +58,8 @@ pub struct CommitLog {
     max_message_size: usize,
     max_topic_len: usize,
     auto_v2: bool,
+    /// `enableLmq`: a message naming `%LMQ%` queues in `INNER_MULTI_DISPATCH` gets their offsets.
+    enable_lmq: bool,
     busy_timeout: Duration,
     put: Mutex<PutState>,
     poisoned: AtomicBool,
@@ -103,6 +113,7 @@ impl CommitLog {
                 127
             },
             auto_v2: cfg.auto_message_version_on_topic_len,
+            enable_lmq: cfg.enable_lmq,
             busy_timeout: Duration::from_millis(cfg.os_page_cache_busy_time_out_mills.max(1) as u64),
             put: Mutex::new(PutState {
                 queue_offsets: HashMap::new(),
@@ -290,8 +301,71 @@ impl CommitLog {
             if buf.len() > self.max_message_size + RECORD_OVERHEAD_LIMIT {
                 return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
             }
-            self.append_encoded(&m.topic, m.queue_id, m.sys_flag, &m.store_host, buf, pps)
+            let lmq = self
+                .enable_lmq
+                .then(|| lmq::dispatch_names(&m.topic, m.properties.as_bytes()))
+                .flatten()
+                .map(|names| LmqEncode { m, names, v2 });
+            self.append_encoded(
+                &m.topic,
+                m.queue_id,
+                m.sys_flag,
+                &m.store_host,
+                buf,
+                pps,
+                lmq.as_ref(),
+            )
         })
+    }
+
+    /// Under the put lock: the LMQ message's record again, with the next offset of each of its
+    /// `%LMQ%` queues in `INNER_MULTI_QUEUE_OFFSET` (Java `handlePropertiesForLmqMsg`). Returns
+    /// the queues whose counters move on once the record is appended.
+    fn encode_lmq(
+        &self,
+        st: &PutState,
+        l: &LmqEncode<'_>,
+        buf: &mut Vec<u8>,
+        pps: &mut Vec<PatchPoints>,
+    ) -> Result<Vec<String>, PutMessageStatus> {
+        let m = l.m;
+        let put = lmq::assign_offsets(&m.properties, l.names, |name| {
+            st.queue_offsets
+                .get(name)
+                .and_then(|q| q.get(&lmq::LMQ_QUEUE_ID))
+                .copied()
+                .unwrap_or(0)
+        });
+        if put.properties.len() > i16::MAX as usize {
+            return Err(PutMessageStatus::PROPERTIES_SIZE_EXCEEDED);
+        }
+        let h = RecordHeader {
+            queue_id: m.queue_id,
+            flag: m.flag,
+            sys_flag: m.sys_flag,
+            born_timestamp: m.born_timestamp,
+            born_host: &m.born_host,
+            store_host: &m.store_host,
+            reconsume_times: m.reconsume_times,
+            prepared_transaction_offset: m.prepared_transaction_offset,
+        };
+        buf.clear();
+        pps.clear();
+        let pp = record::encode_into(
+            buf,
+            &h,
+            &m.body,
+            m.topic.as_bytes(),
+            put.properties.as_bytes(),
+            &[],
+            l.v2,
+        )
+        .map_err(|_| PutMessageStatus::PROPERTIES_SIZE_EXCEEDED)?;
+        pps.push(pp);
+        if buf.len() > self.max_message_size + RECORD_OVERHEAD_LIMIT {
+            return Err(PutMessageStatus::MESSAGE_ILLEGAL);
+        }
+        Ok(put.advance)
     }
 
     /// Appends a classic batch: one record per inner message, contiguous, consecutive queue
@@ -350,22 +424,32 @@ impl CommitLog {
             if buf.len() + END_FILE_MIN_BLANK_LENGTH > self.file_size {
                 return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
             }
-            self.append_encoded(&b.topic, b.queue_id, b.sys_flag, &b.store_host, buf, pps)
+            self.append_encoded(
+                &b.topic,
+                b.queue_id,
+                b.sys_flag,
+                &b.store_host,
+                buf,
+                pps,
+                None,
+            )
         })
     }
 
-    /// The critical section: reserve space, assign offsets and timestamp, copy.
+    /// The critical section: reserve space, assign offsets and timestamp, copy. An LMQ message
+    /// (`lmq`) is encoded again under the lock, with its LMQ offsets.
+    #[allow(clippy::too_many_arguments)]
     fn append_encoded(
         &self,
         topic: &str,
         queue_id: i32,
         sys_flag: i32,
         store_host: &std::net::SocketAddr,
-        buf: &mut [u8],
-        pps: &[PatchPoints],
+        buf: &mut Vec<u8>,
+        pps: &mut Vec<PatchPoints>,
+        lmq: Option<&LmqEncode<'_>>,
     ) -> Appended {
-        let total = buf.len();
-        if total + END_FILE_MIN_BLANK_LENGTH > self.file_size {
+        if buf.len() + END_FILE_MIN_BLANK_LENGTH > self.file_size {
             return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
         }
         // Java isOSPageCacheBusy: the current holder has kept the lock longer than the limit.
@@ -377,7 +461,30 @@ impl CommitLog {
         let st = &mut *guard;
         let now = now_ms();
         self.lock_since.store(now, Ordering::Relaxed);
-        let result = self.append_locked(st, now, topic, queue_id, sys_flag, buf, pps);
+        let advance = match lmq.map(|l| self.encode_lmq(st, l, buf, pps)) {
+            Some(Err(status)) => {
+                self.lock_since.store(0, Ordering::Relaxed);
+                return Appended::fail(status);
+            }
+            Some(Ok(advance)) => advance,
+            None => Vec::new(),
+        };
+        let total = buf.len();
+        let result = if total + END_FILE_MIN_BLANK_LENGTH > self.file_size {
+            Err(PutMessageStatus::MESSAGE_ILLEGAL)
+        } else {
+            self.append_locked(st, now, topic, queue_id, sys_flag, buf, pps)
+        };
+        if result.is_ok() {
+            // Java `LmqDispatch.updateLmqOffsets`: each named LMQ moves on by one
+            for name in advance {
+                *st.queue_offsets
+                    .entry(name)
+                    .or_default()
+                    .entry(lmq::LMQ_QUEUE_ID)
+                    .or_insert(0) += 1;
+            }
+        }
         self.lock_since.store(0, Ordering::Relaxed);
         // The prefault service is behind (starved of CPU, or the file just rolled): fault in the
         // next pages here, after unlocking, so no append under the lock takes the faults.

@@ -3,6 +3,8 @@
 //! integer keys, trailing commas, single quotes) and a writer in fastjson's pretty layout (tabs,
 //! `"k":v`).
 
+#[cfg(feature = "rocksdb-cq")]
+pub mod kv;
 pub mod types;
 
 use std::path::Path;

@@ -28,6 +28,10 @@ pub struct ConsumerOffsetWrapper {
     /// Derived on write (group -> topics), ignored on load like Java.
     #[serde(skip_deserializing)]
     pub group_topic_map: BTreeMap<String, Vec<String>>,
+    /// `lmqConsumerOffset.json` only (Java `LmqConsumerOffsetManager`): `topic@group` -> offset for
+    /// groups named `%LMQ%…` (their one queue, 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lmq_offset_table: Option<BTreeMap<String, i64>>,
     pub offset_table: BTreeMap<String, BTreeMap<i32, i64>>,
 }
 

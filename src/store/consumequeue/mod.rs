@@ -2,6 +2,12 @@
 //! no header, unit k at queue byte k*20 (store-format.md §4). One writer at a time: whoever holds
 //! `dispatch_lock` (the dispatch thread, or a put dispatching what it appended).
 
+#[cfg(feature = "rocksdb-cq")]
+pub(crate) mod rocks_queue;
+pub mod rocksdb_codec;
+#[cfg(feature = "rocksdb-cq")]
+pub mod rocksdb_store;
+pub mod rocksdb_table;
 pub mod table;
 
 use std::path::Path;
@@ -84,11 +90,39 @@ fn any_valid_unit(f: &MappedFile, pos: usize) -> bool {
             .any(|c| CqUnit::decode(c).is_some_and(|u| u.is_valid()))
 }
 
+/// Where a consume queue keeps its units.
+enum Backend {
+    /// `consumequeue/<topic>/<queueId>/` files (`storeType=default`); boxed so that a RocksDB
+    /// queue (a million lite topics) does not carry the file queue's size.
+    Files(Box<MappedFileQueue>),
+    /// Keys in the store's RocksDB (`storeType=defaultRocksDB`).
+    #[cfg(feature = "rocksdb-cq")]
+    Rocks(rocks_queue::RocksQueue),
+}
+
+/// The units from a queue offset on, as [`ConsumeQueue::units_from`] finds them.
+pub enum Units {
+    /// A consume-queue file and the position of the first unit in it.
+    Mapped(Arc<MappedFile>, usize),
+    /// Units read from RocksDB, encoded as 20-byte file units.
+    Owned(Vec<u8>),
+}
+
+impl Units {
+    /// The encoded units.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Units::Mapped(f, pos) => f.read_from(*pos).unwrap_or(&[]),
+            Units::Owned(v) => v,
+        }
+    }
+}
+
 /// A consume queue.
 pub struct ConsumeQueue {
     topic: String,
     queue_id: i32,
-    pub(crate) queue: MappedFileQueue,
+    backend: Backend,
     max_physic_offset: AtomicI64,
     min_logic_offset: AtomicI64,
     /// STORETIMESTAMP of the last unit appended.
@@ -115,14 +149,48 @@ impl ConsumeQueue {
     }
 
     fn with_queue(topic: &str, queue_id: i32, queue: MappedFileQueue) -> Self {
+        Self::with_backend(
+            topic,
+            queue_id,
+            Backend::Files(Box::new(queue.without_readahead().sparse_files())),
+        )
+    }
+
+    /// A queue of the RocksDB consume queue; `max` is its `max` key as loaded (None: no units).
+    #[cfg(feature = "rocksdb-cq")]
+    pub(crate) fn rocks(
+        topic: &str,
+        queue_id: i32,
+        db: Arc<rocksdb_store::RocksCqStore>,
+        max: Option<rocksdb_codec::PhyAndCqOffset>,
+    ) -> Self {
+        let q = rocks_queue::RocksQueue::new(db, max);
+        let last = q.last_phy();
+        let cq = Self::with_backend(topic, queue_id, Backend::Rocks(q));
+        // a lower bound of the last record's end: re-dispatch filters on it, the queue offset
+        // check in `put_unit` does the rest
+        cq.max_physic_offset.store(last, Ordering::Release);
+        cq
+    }
+
+    fn with_backend(topic: &str, queue_id: i32, backend: Backend) -> Self {
         ConsumeQueue {
             topic: topic.to_string(),
             queue_id,
-            queue: queue.without_readahead().sparse_files(),
+            backend,
             max_physic_offset: AtomicI64::new(-1),
             min_logic_offset: AtomicI64::new(0),
             last_store_ts: AtomicI64::new(0),
             repair_from: AtomicI64::new(-1),
+        }
+    }
+
+    /// The files of a `storeType=default` queue (None for a RocksDB one).
+    fn files(&self) -> Option<&MappedFileQueue> {
+        match &self.backend {
+            Backend::Files(q) => Some(q),
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(_) => None,
         }
     }
 
@@ -141,9 +209,18 @@ impl ConsumeQueue {
     }
     /// Next queue offset (number of units including fillers).
     pub fn max_offset_in_queue(&self) -> i64 {
-        self.queue.max_offset() / CQ_UNIT_SIZE as i64
+        match &self.backend {
+            Backend::Files(q) => q.max_offset() / CQ_UNIT_SIZE as i64,
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(r) => r.next(),
+        }
     }
     pub fn min_offset_in_queue(&self) -> i64 {
+        #[cfg(feature = "rocksdb-cq")]
+        if let Backend::Rocks(r) = &self.backend {
+            let cl_min = r.db.min_phy_offset();
+            return r.min_offset(&self.topic, self.queue_id, cl_min);
+        }
         self.min_logic_offset.load(Ordering::Acquire) / CQ_UNIT_SIZE as i64
     }
 
@@ -151,7 +228,10 @@ impl ConsumeQueue {
     /// positions there and deletes later files. Valid units after that one mean damage inside
     /// the queue, not its end: Java drops them; rmqd notes where re-dispatch must restore them.
     pub fn recover(&self) -> Result<()> {
-        let files = self.queue.files();
+        let Some(queue) = self.files() else {
+            return Ok(()); // RocksDB: recovered by the database itself
+        };
+        let files = queue.files();
         if files.is_empty() {
             return Ok(());
         }
@@ -182,7 +262,7 @@ impl ConsumeQueue {
                 break;
             }
         }
-        self.queue.truncate_dirty(end)?;
+        queue.truncate_dirty(end)?;
         self.max_physic_offset.store(max_phy, Ordering::Release);
         Ok(())
     }
@@ -207,7 +287,18 @@ impl ConsumeQueue {
     /// with units inside the commit log after it is damage, not a tail: those later units are
     /// cut as Java cuts them and marked for re-dispatch.
     pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
-        let files = self.queue.files();
+        #[cfg(feature = "rocksdb-cq")]
+        if let Backend::Rocks(r) = &self.backend {
+            if r.truncate(&self.topic, self.queue_id, phy_end)? {
+                self.max_physic_offset
+                    .store(r.last_phy(), Ordering::Release);
+            }
+            return Ok(());
+        }
+        let Some(queue) = self.files() else {
+            return Ok(());
+        };
+        let files = queue.files();
         let past = |u: &CqUnit| *u != FILLER && u.phy_offset >= phy_end;
         let mut cut = None;
         for f in files.iter().rev() {
@@ -232,7 +323,7 @@ impl ConsumeQueue {
         }
         let Some(end) = cut else { return Ok(()) };
         tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");
-        self.queue.truncate_dirty(end)?;
+        queue.truncate_dirty(end)?;
         let last = (end / CQ_UNIT_SIZE as i64)
             .checked_sub(1)
             .and_then(|i| self.get_unit(i));
@@ -241,7 +332,7 @@ impl ConsumeQueue {
             _ => -1,
         };
         self.max_physic_offset.store(max_phy, Ordering::Release);
-        if self.queue.is_empty() {
+        if queue.is_empty() {
             self.min_logic_offset.store(0, Ordering::Release);
         }
         Ok(())
@@ -249,14 +340,45 @@ impl ConsumeQueue {
 
     /// True when the next unit goes into a file that already exists (no file to create).
     pub fn has_room(&self) -> bool {
-        self.queue
+        let Some(queue) = self.files() else {
+            return true; // RocksDB: no file to create
+        };
+        queue
             .last_file()
             .is_some_and(|f| !f.is_full() && f.is_reserved(f.wrote_position() + CQ_UNIT_SIZE))
+    }
+
+    /// RocksDB: whether a unit at `queue_offset` is new to this queue (dispatch batches only
+    /// those). Always true for a file queue, whose `put_unit` decides.
+    #[cfg(feature = "rocksdb-cq")]
+    pub(crate) fn accepts(&self, queue_offset: i64) -> bool {
+        match &self.backend {
+            Backend::Files(_) => true,
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(r) => r.accepts(queue_offset),
+        }
+    }
+
+    /// RocksDB: after dispatch wrote this queue's unit at `queue_offset` in its batch.
+    #[cfg(feature = "rocksdb-cq")]
+    pub(crate) fn note_put(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) {
+        if let Backend::Rocks(r) = &self.backend {
+            r.note_put(queue_offset, &unit);
+            self.max_physic_offset.store(unit.end(), Ordering::Release);
+            self.last_store_ts.store(store_ts, Ordering::Release);
+        }
     }
 
     /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
     /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
     pub fn put_unit(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) -> Result<()> {
+        let Some(queue) = self.files() else {
+            // RocksDB queues are written by dispatch in one batch per record
+            return Err(crate::store::error::StoreError::ConsumeQueueDb(format!(
+                "{}:{}: a RocksDB consume queue takes units in dispatch batches",
+                self.topic, self.queue_id
+            )));
+        };
         if unit.end() <= self.max_physic_offset() {
             return Ok(());
         }
@@ -269,10 +391,10 @@ impl ConsumeQueue {
             tracing::error!(topic = %self.topic, queue = self.queue_id, queue_offset, phy = unit.phy_offset, "queue offset out of range; unit not written");
             return Ok(());
         };
-        if self.queue.is_empty() && expect > 0 {
-            self.fill_pre_blank(expect)?;
+        if queue.is_empty() && expect > 0 {
+            self.fill_pre_blank(queue, expect)?;
         }
-        let file = self.queue.last_file_or_create(expect)?;
+        let file = queue.last_file_or_create(expect)?;
         let current = file.from_offset() + file.wrote_position() as i64;
         if expect < current {
             return Ok(());
@@ -287,8 +409,8 @@ impl ConsumeQueue {
         Ok(())
     }
 
-    fn fill_pre_blank(&self, expect: i64) -> Result<()> {
-        let file = self.queue.last_file_or_create(expect)?;
+    fn fill_pre_blank(&self, queue: &MappedFileQueue, expect: i64) -> Result<()> {
+        let file = queue.last_file_or_create(expect)?;
         file.reserve(((expect - file.from_offset()).max(0) as usize).min(file.size()))?;
         let filler = FILLER.encode();
         while file.from_offset() + (file.wrote_position() as i64) < expect {
@@ -300,27 +422,50 @@ impl ConsumeQueue {
 
     /// The unit at `index`, if written.
     pub fn get_unit(&self, index: i64) -> Option<CqUnit> {
+        #[cfg(feature = "rocksdb-cq")]
+        if let Backend::Rocks(r) = &self.backend {
+            return r.get_unit(&self.topic, self.queue_id, index);
+        }
         let off = index.checked_mul(CQ_UNIT_SIZE as i64)?;
-        let f = self.queue.find_by_offset(off)?;
+        let f = self.files()?.find_by_offset(off)?;
         CqUnit::decode(f.read((off - f.from_offset()) as usize, CQ_UNIT_SIZE)?)
     }
 
-    /// The file holding `index` and the published bytes from it to the file's end of data.
-    pub fn units_from(&self, index: i64) -> Option<(Arc<MappedFile>, usize)> {
+    /// The units from `index` on: the rest of the file holding it (published bytes), or at most
+    /// `limit` units read from RocksDB.
+    pub fn units_from(&self, index: i64, limit: usize) -> Option<Units> {
+        #[cfg(feature = "rocksdb-cq")]
+        if let Backend::Rocks(r) = &self.backend {
+            return r
+                .units_from(&self.topic, self.queue_id, index, limit)
+                .map(Units::Owned);
+        }
+        let _ = limit;
         let off = index.checked_mul(CQ_UNIT_SIZE as i64)?;
-        let f = self.queue.find_by_offset(off)?;
+        let f = self.files()?.find_by_offset(off)?;
         let pos = (off - f.from_offset()) as usize;
-        (pos < f.wrote_position()).then_some((f, pos))
+        (pos < f.wrote_position()).then_some(Units::Mapped(f, pos))
     }
 
-    /// First queue offset of the file after the one holding `index`.
+    /// First queue offset of the file after the one holding `index` (RocksDB: the next one).
     pub fn roll_next_file(&self, index: i64) -> i64 {
-        let per_file = (self.queue.file_size() / CQ_UNIT_SIZE) as i64;
+        let Some(queue) = self.files() else {
+            return index.saturating_add(1).max(self.min_offset_in_queue());
+        };
+        let per_file = (queue.file_size() / CQ_UNIT_SIZE) as i64;
         index + per_file - index % per_file
     }
 
     /// Java `correctMinOffset`: the first unit pointing at or past the commit log's min offset.
     pub fn correct_min_offset(&self, commit_log_min: i64) {
+        #[cfg(feature = "rocksdb-cq")]
+        if let Backend::Rocks(r) = &self.backend {
+            r.correct_min(&self.topic, self.queue_id, commit_log_min);
+            return;
+        }
+        let Some(queue) = self.files() else {
+            return;
+        };
         let max = self.max_offset_in_queue();
         let min_now = self.min_offset_in_queue();
         let Some(last) = max.checked_sub(1).and_then(|i| self.get_unit(i)) else {
@@ -332,13 +477,12 @@ impl ConsumeQueue {
             return;
         }
         if let Some(u) = self.get_unit(min_now) {
-            if u.phy_offset >= commit_log_min
-                && min_now * CQ_UNIT_SIZE as i64 >= self.queue.min_offset()
+            if u.phy_offset >= commit_log_min && min_now * CQ_UNIT_SIZE as i64 >= queue.min_offset()
             {
                 return;
             }
         }
-        let Some(first) = self.queue.first_file() else {
+        let Some(first) = queue.first_file() else {
             return;
         };
         let n = first.wrote_position() / CQ_UNIT_SIZE;
@@ -359,7 +503,11 @@ impl ConsumeQueue {
 
     /// Deletes files (never the last) whose last unit points below `commit_log_min`.
     pub fn delete_expired(&self, commit_log_min: i64) -> Result<usize> {
-        let files = self.queue.files();
+        let Some(queue) = self.files() else {
+            // RocksDB: the store-wide compaction drops expired units; the min is read lazily
+            return Ok(0);
+        };
+        let files = queue.files();
         let mut n = 0;
         for f in files.iter().take(files.len().saturating_sub(1)) {
             let last_pos = f.wrote_position().saturating_sub(CQ_UNIT_SIZE);
@@ -369,7 +517,7 @@ impl ConsumeQueue {
             }
         }
         if n > 0 {
-            self.queue.delete_first(n)?;
+            queue.delete_first(n)?;
         }
         self.correct_min_offset(commit_log_min);
         Ok(n)
@@ -377,16 +525,23 @@ impl ConsumeQueue {
 
     /// Flushes with `least_pages` (0 = everything).
     pub fn flush(&self, least_pages: usize) -> Result<()> {
+        let Some(queue) = self.files() else {
+            return Ok(()); // RocksDB: flushed store-wide
+        };
         if least_pages == 0 {
-            self.queue.flush_all()
+            queue.flush_all()
         } else {
-            self.queue.flush(least_pages).map(|_| ())
+            queue.flush(least_pages).map(|_| ())
         }
     }
 
-    /// Deletes all files of the queue.
+    /// Deletes all files (RocksDB: all keys) of the queue.
     pub fn destroy(&self) -> Result<()> {
-        self.queue.destroy()?;
+        match &self.backend {
+            Backend::Files(q) => q.destroy()?,
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(r) => r.destroy(&self.topic, self.queue_id)?,
+        }
         self.max_physic_offset.store(-1, Ordering::Release);
         self.min_logic_offset.store(0, Ordering::Release);
         Ok(())
@@ -477,8 +632,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let q = queue_with(dir.path(), 3);
         assert_eq!(q.get_unit(1).map(|u| u.phy_offset), Some(100));
-        let (f, pos) = q.units_from(0).unwrap();
-        assert_eq!(f.read_from(pos).map(<[u8]>::len), Some(3 * CQ_UNIT_SIZE));
+        let units = q.units_from(0, 1).unwrap();
+        assert_eq!(units.bytes().len(), 3 * CQ_UNIT_SIZE);
         let on_disk = std::fs::read(dir.path().join("00000000000000000000")).unwrap();
         assert_eq!(
             CqUnit::decode(&on_disk[40..60]).map(|u| u.phy_offset),
@@ -521,7 +676,7 @@ mod tests {
         assert_eq!(q.get_unit(4_500), Some(FILLER));
         assert_eq!(q.get_unit(9_000), Some(u));
         assert_eq!(
-            q.queue.last_file().unwrap().wrote_position(),
+            q.files().unwrap().last_file().unwrap().wrote_position(),
             9_001 * CQ_UNIT_SIZE
         );
     }

@@ -6,8 +6,9 @@ pub mod reput;
 use std::sync::Arc;
 
 use crate::store::commitlog::record::RecordView;
-use crate::store::consumequeue::CqUnit;
-use crate::store::error::Result;
+use crate::store::consumequeue::{ConsumeQueue, CqUnit};
+use crate::store::error::{Result, StoreError};
+use crate::store::lmq;
 use crate::store::message::sysflag;
 use crate::store::util::{find_property, java_hash_bytes};
 use crate::store::StoreInner;
@@ -32,6 +33,108 @@ pub struct MessageArrival<'a> {
 
 /// Called on the dispatch thread after each message reached its consume queue. Must not block.
 pub type ArrivalListener = Arc<dyn Fn(&MessageArrival<'_>) + Send + Sync>;
+
+/// The LMQ queues of a record and their units' offsets, found (or created, in [`Scope::All`]);
+/// in [`Scope::ExistingQueues`] a missing queue is left out. `None` in [`Scope::NoNewFile`] when
+/// one is missing or its last file is full.
+fn lmq_queues(
+    inner: &StoreInner,
+    rec: &RecordView<'_>,
+    topic: &str,
+    scope: Scope,
+) -> Option<Vec<(lmq::LmqTarget, Arc<ConsumeQueue>)>> {
+    let targets = lmq::dispatch_targets(topic, rec.properties, rec.queue_id, inner.cfg.enable_lmq);
+    let mut out = Vec::with_capacity(targets.len());
+    for t in targets {
+        let q = match scope {
+            Scope::All => Some(inner.cqs.find_or_create(&t.queue, t.queue_id)),
+            Scope::ExistingQueues => inner.cqs.find(&t.queue, t.queue_id),
+            Scope::NoNewFile => match inner.cqs.find(&t.queue, t.queue_id) {
+                Some(q) if q.has_room() => Some(q),
+                _ => return None,
+            },
+        };
+        if let Some(q) = q {
+            out.push((t, q));
+        }
+    }
+    Some(out)
+}
+
+/// How long dispatch retries an LMQ unit it cannot write (its file cannot be created: too many
+/// open files or mappings, a full disk) before it drops that unit and goes on. Java's
+/// `doDispatchLmqQueue` tries 30 times a second apart and drops it; without a bound, one lite
+/// topic too many would stop every consume queue of the broker. The record's own topic unit is
+/// never dropped: dispatch waits for it.
+pub(crate) const LMQ_UNIT_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Whether the failing LMQ unit at `phy` in `queue` has failed for [`LMQ_UNIT_RETRY`]: then it
+/// is logged as dropped and dispatch goes on.
+fn lmq_unit_given_up(inner: &StoreInner, phy: i64, queue: &str, err: &StoreError) -> bool {
+    let mut failing = inner.lmq_unit_failure.lock();
+    match &*failing {
+        Some((p, q, since)) if *p == phy && q == queue => {
+            if since.elapsed() < LMQ_UNIT_RETRY {
+                return false;
+            }
+            tracing::error!(queue, phy, error = %err,
+                "LMQ unit dropped after {} s of failed writes (the queue misses this message)",
+                LMQ_UNIT_RETRY.as_secs());
+            *failing = None;
+            true
+        }
+        _ => {
+            tracing::warn!(queue, phy, error = %err, "LMQ unit not written; retrying");
+            *failing = Some((phy, queue.to_string(), std::time::Instant::now()));
+            false
+        }
+    }
+}
+
+/// `storeType=defaultRocksDB`: one write batch per record with its own unit, its LMQ units,
+/// each queue's `max` and the checkpoint (Java `putMessagePosition`). A record its queue holds
+/// already (re-dispatch) writes nothing: its batch was atomic, so its LMQ units are there too.
+#[cfg(feature = "rocksdb-cq")]
+fn put_rocks(
+    inner: &StoreInner,
+    rec: &RecordView<'_>,
+    cq: &ConsumeQueue,
+    unit: CqUnit,
+    lmq_queues: &[(lmq::LmqTarget, Arc<ConsumeQueue>)],
+) -> Result<()> {
+    use crate::store::consumequeue::rocks_queue::db_error;
+    use crate::store::consumequeue::rocksdb_codec::CqValue;
+    use crate::store::consumequeue::rocksdb_table::DispatchEntry;
+    let Some(db) = inner.cqs.rocks() else {
+        return Ok(());
+    };
+    if !cq.accepts(rec.queue_offset) {
+        return Ok(());
+    }
+    let (targets, queues): (Vec<lmq::LmqTarget>, Vec<&Arc<ConsumeQueue>>) = lmq_queues
+        .iter()
+        .filter(|(t, q)| q.accepts(t.queue_offset))
+        .map(|(t, q)| (t.clone(), q))
+        .unzip();
+    let entry = DispatchEntry {
+        topic: cq.topic(),
+        queue_id: cq.queue_id(),
+        queue_offset: rec.queue_offset,
+        unit: CqValue {
+            phy_offset: unit.phy_offset,
+            size: unit.size,
+            tags_code: unit.tags_code,
+            store_timestamp: rec.store_timestamp,
+        },
+        lmq: &targets,
+    };
+    db.put_batch(&[entry]).map_err(db_error)?;
+    cq.note_put(unit, rec.queue_offset, rec.store_timestamp);
+    for (t, q) in targets.iter().zip(queues) {
+        q.note_put(unit, t.queue_offset, rec.store_timestamp);
+    }
+    Ok(())
+}
 
 /// tagsCode of a record (store-format.md §4.1): TAGS hash, or delivery time for delay levels.
 pub fn tags_code(rec: &RecordView<'_>, delay_levels: &[i64]) -> i64 {
@@ -99,6 +202,16 @@ pub(crate) fn dispatch_record(
     } else {
         None
     };
+    // enableMultiDispatch: the extra units of an LMQ message. Looked up before anything is
+    // written, so a put's own thread (NoNewFile) leaves the whole record to the dispatch thread
+    // when one of its queues needs a file.
+    let lmq_queues = match &cq {
+        Some(_) if inner.cfg.enable_multi_dispatch => match lmq_queues(inner, rec, topic, scope) {
+            Some(q) => q,
+            None => return Ok(false),
+        },
+        _ => Vec::new(),
+    };
     // Recovery re-dispatch: a record its queue already holds costs one comparison, not a
     // properties scan.
     let cq = cq.filter(|q| notify || phy + rec.total_size as i64 > q.max_physic_offset());
@@ -109,18 +222,54 @@ pub(crate) fn dispatch_record(
             return Ok(false);
         }
     }
+    let tags = || match known_tags {
+        Some(t) if rec.topic != SCHEDULE_TOPIC.as_bytes() => t,
+        _ => tags_code(rec, &inner.delay_levels),
+    };
+    let rocks = inner.cqs.is_rocks();
     if let Some(cq) = cq {
-        let tags = match known_tags {
-            Some(t) if rec.topic != SCHEDULE_TOPIC.as_bytes() => t,
-            _ => tags_code(rec, &inner.delay_levels),
-        };
+        let tags = tags();
         let unit = CqUnit {
             phy_offset: phy,
             size: rec.total_size,
             tags_code: tags,
         };
-        cq.put_unit(unit, rec.queue_offset, rec.store_timestamp)?;
+        if rocks {
+            #[cfg(feature = "rocksdb-cq")]
+            put_rocks(inner, rec, &cq, unit, &lmq_queues)?;
+        } else {
+            cq.put_unit(unit, rec.queue_offset, rec.store_timestamp)?;
+        }
         arrival = Some((tags, cq.max_offset_in_queue()));
+    }
+    if !lmq_queues.is_empty() {
+        let tags = arrival.map_or_else(tags, |(t, _)| t);
+        let unit = CqUnit {
+            phy_offset: phy,
+            size: rec.total_size,
+            tags_code: tags,
+        };
+        // RocksDB: the LMQ units went in the record's batch (none when its own unit was there)
+        for (target, q) in lmq_queues.iter().filter(|_| !rocks) {
+            if let Err(e) = q.put_unit(unit, target.queue_offset, rec.store_timestamp) {
+                if !lmq_unit_given_up(inner, phy, &target.queue, &e) {
+                    return Err(e);
+                }
+            }
+        }
+        if let (true, Some(l)) = (notify, inner.listener.read().as_ref()) {
+            for (target, q) in &lmq_queues {
+                l(&MessageArrival {
+                    topic: &target.queue,
+                    queue_id: target.queue_id,
+                    queue_offset: target.queue_offset,
+                    max_offset: q.max_offset_in_queue(),
+                    tags_code: tags,
+                    store_timestamp: rec.store_timestamp,
+                    properties: rec.properties,
+                });
+            }
+        }
     }
     // the consume queues cover this record now, whether its unit was written here or was there
     // already (a recovery that re-dispatched nothing still moves logicsMsgTimestamp)

@@ -27,10 +27,8 @@ impl ConsumeQueueFlushService {
 pub(crate) fn flush_all_logics(inner: &StoreInner) -> Result<(), StoreError> {
     let logics_ts = inner.last_dispatched_ts.load(Ordering::Acquire);
     let mut first_err = None;
-    for cq in inner.cqs.all() {
-        if let Err(e) = cq.flush(0) {
-            first_err.get_or_insert(e);
-        }
+    if let Err(e) = inner.cqs.flush_all() {
+        first_err.get_or_insert(e);
     }
     let mut index_ts = None;
     if let Some(index) = &inner.index {
@@ -107,7 +105,13 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
             return;
         }
         let mut res = Ok(());
-        for cq in inner.cqs.all() {
+        // RocksDB queues have nothing to flush one by one (the database is flushed thoroughly)
+        let queues = if inner.cqs.is_rocks() {
+            Vec::new()
+        } else {
+            inner.cqs.all()
+        };
+        for cq in queues {
             if let Err(e) = cq.flush(least) {
                 res = res.and(Err(e));
             }

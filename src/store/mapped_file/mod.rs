@@ -104,16 +104,20 @@ impl MappedFile {
         Self::map(path, file, from, size, 0)
     }
 
-    /// Makes sure the blocks of `[0, end)` are allocated, allocating up to [`ALLOCATE_AHEAD`]
-    /// past `end` at once: a full disk fails here (ENOSPC), never as SIGBUS in a mapped write.
+    /// Makes sure the blocks of `[0, end)` are allocated, allocating ahead of `end` at once: a
+    /// full disk fails here (ENOSPC), never as SIGBUS in a mapped write. The step is what is
+    /// allocated already, at least a page and at most [`ALLOCATE_AHEAD`]: a file written once (a
+    /// consume queue of one of thousands of lite topics) costs one block, as its sparse Java twin,
+    /// not 1 MiB; a busy one doubles its way to 1 MiB steps in eight calls.
     pub fn reserve(&self, end: usize) -> Result<()> {
         let have = self.allocated.load(Ordering::Acquire);
         if end <= have {
             return Ok(());
         }
+        let step = have.clamp(OS_PAGE_SIZE, ALLOCATE_AHEAD);
         let target = end
-            .div_ceil(ALLOCATE_AHEAD)
-            .saturating_mul(ALLOCATE_AHEAD)
+            .div_ceil(step)
+            .saturating_mul(step)
             .min(self.size)
             .max(end.min(self.size));
         os::allocate_range(&self.file, have as u64, (target - have) as u64)
@@ -526,6 +530,36 @@ mod tests {
             .trim()
             .parse()
             .ok()
+    }
+
+    #[test]
+    fn a_sparse_file_reserves_a_page_first_then_doubles_up_to_the_allocation_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let size = 6 * 1024 * 1024;
+        let f = MappedFile::create_sparse(&dir.path().join("cq"), 0, size).unwrap();
+        assert!(!f.is_reserved(1));
+        f.reserve(20).unwrap();
+        // one unit of a consume queue: one page, not ALLOCATE_AHEAD, also on the disk (st_blocks
+        // may count a file system's metadata block or two besides)
+        assert!(f.is_reserved(OS_PAGE_SIZE) && !f.is_reserved(OS_PAGE_SIZE + 1));
+        use std::os::unix::fs::MetadataExt;
+        let on_disk = std::fs::metadata(dir.path().join("cq")).unwrap().blocks() * 512;
+        assert!(on_disk <= 4 * OS_PAGE_SIZE as u64, "{on_disk}");
+        // appending on: 8, 16, ... KiB up to ALLOCATE_AHEAD, then steps of ALLOCATE_AHEAD,
+        // never past the file's size
+        let mut seen = vec![f.allocated.load(Ordering::Acquire)];
+        while *seen.last().unwrap() < size {
+            f.reserve(seen.last().unwrap() + 20).unwrap();
+            seen.push(f.allocated.load(Ordering::Acquire));
+        }
+        let mut want = vec![OS_PAGE_SIZE];
+        while *want.last().unwrap() < ALLOCATE_AHEAD {
+            want.push(want.last().unwrap() * 2);
+        }
+        while *want.last().unwrap() < size {
+            want.push((want.last().unwrap() + ALLOCATE_AHEAD).min(size));
+        }
+        assert_eq!(seen, want);
     }
 
     #[test]

@@ -104,6 +104,7 @@ func main() {
 	fs.Float64Var(&cfg.scale, "timeout-scale", 1.0, "multiply every per-scenario timeout")
 	logPath := fs.String("log", "", "Go client log file (default $TMPDIR/compat-go-<runid>.log)")
 	fs.StringVar(&stopFile, "stop-file", "", "SWLIVE: run until this file exists")
+	fs.StringVar(&progressFile, "progress-file", "", "SWLIVE: write \"<acked> <consumed>\" to this file every 200 ms")
 	isolate := fs.Bool("isolate", true, "run each scenario in its own child process (a client panic or hang cannot take the others down)")
 	_ = fs.Parse(os.Args[1:])
 	if cfg.runID == "" {

@@ -18,6 +18,10 @@ import (
 // stopFile is set by -stop-file (scenario SWLIVE only).
 var stopFile string
 
+// progressFile is set by -progress-file (SWLIVE, optional): "<acked> <distinct consumed>", rewritten every 200 ms,
+// so the driver swaps the broker once the clients have sent and consumed through the current one.
+var progressFile string
+
 func init() {
 	register("SWLIVE", "live swap: producer + push consumer across broker swaps until -stop-file exists", 420*time.Second, swLive)
 }
@@ -53,9 +57,22 @@ func swLive(ctx context.Context, id string) (string, error) {
 	failures := 0
 	lastOK := time.Now()
 	var outages []int64
+	var lastProgress time.Time
 	for i := 0; ctx.Err() == nil; i++ {
 		if _, err := os.Stat(stopFile); err == nil {
 			break
+		}
+		if progressFile != "" && time.Since(lastProgress) >= 200*time.Millisecond {
+			col.mu.Lock()
+			consumed := len(col.first)
+			col.mu.Unlock()
+			mu.Lock()
+			line := fmt.Sprintf("%d %d\n", len(acked), consumed)
+			mu.Unlock()
+			if err := os.WriteFile(progressFile+".tmp", []byte(line), 0o644); err == nil {
+				_ = os.Rename(progressFile+".tmp", progressFile)
+			}
+			lastProgress = time.Now()
 		}
 		m := primitive.NewMessage(topic, []byte(fmt.Sprintf("go live %d", i)))
 		m.WithTag("live")

@@ -1,5 +1,6 @@
 package compat;
 
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -131,6 +132,7 @@ public final class Main {
         Swap.register(); // issue 5: SW-* (driven by compat-tests/swap.sh)
         Pop.register(); // issue 22: POP-* (driven by compat-tests/suites/pop.sh)
         PopSwap.register(); // issue 22: POP-SW-* (driven by compat-tests/swap.sh)
+        Lmq.register(); // LMQ-* (driven by compat-tests/suites/lmq.sh)
     }
 
     // ---------------------------------------------------------------- context
@@ -1516,7 +1518,11 @@ public final class Main {
             }
         }
         // Wait (bounded) until the broker under test is registered on the NameServer.
+        long tReady = System.currentTimeMillis();
         String ready = waitBrokerRegistered(ns, brokerName, brokerAddr, (long) (Double.parseDouble(a.getOrDefault("ready-timeout", "30")) * 1000));
+        // timings on stderr (run.sh reads only the JSON lines): JVM start, registration wait, each scenario's close
+        System.err.println("[compat.Main] jvm up " + (tReady - ManagementFactory.getRuntimeMXBean().getStartTime())
+            + " ms, broker registered after " + (System.currentTimeMillis() - tReady) + " ms");
         ExecutorService pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "scenario");
             t.setDaemon(true);
@@ -1553,7 +1559,10 @@ public final class Main {
             Thread closer = new Thread(ctx::closeAll);
             closer.setDaemon(true);
             closer.start();
+            long tClose = System.currentTimeMillis();
             closer.join(15_000);
+            System.err.println("[compat.Main] " + s.id + " " + status + " in " + ms + " ms, clients closed in "
+                + (System.currentTimeMillis() - tClose) + " ms");
             emit(s.id, status, ms, detail);
         }
         pool.shutdownNow();

@@ -169,8 +169,8 @@ final class Swap {
         // batch's properties to each), so count deliveries here
         Main.check(Main.waitFor(() -> colC.total.get() >= C_BATCHES * C_BATCH, 60_000),
             "group C before the swap: " + colC.total.get() + " of " + C_BATCHES * C_BATCH + " delivered");
-        awaitCommitted(c, groupA(c), 30_000);
-        awaitCommitted(c, groupC(c), 30_000);
+        awaitCommitted(c, colA.consumer, groupA(c), 30_000);
+        awaitCommitted(c, colC.consumer, groupC(c), 30_000);
         colA.consumer.shutdown();
         colC.consumer.shutdown();
 
@@ -224,11 +224,16 @@ final class Swap {
         return expect + " messages in 3 topics, 2 groups committed, store contents saved" + extra;
     }
 
-    /** consumer offset == broker offset on every queue of the group (the client committed everything). */
-    static void awaitCommitted(Main.Ctx c, String group, long timeoutMs) throws Exception {
+    /**
+     * consumer offset == broker offset on every queue of the group (the client committed everything). Each round
+     * asks the consumer to send its offsets now (what its own 5 s persist timer does), so this does not wait for
+     * the timer.
+     */
+    static void awaitCommitted(Main.Ctx c, DefaultMQPushConsumer consumer, String group, long timeoutMs) throws Exception {
         long end = System.currentTimeMillis() + timeoutMs;
         String last = "";
         while (System.currentTimeMillis() < end) {
+            consumer.getDefaultMQPushConsumerImpl().persistConsumerOffset();
             ConsumeStats cs = c.admin().examineConsumeStats(group);
             boolean done = !cs.getOffsetTable().isEmpty();
             for (Map.Entry<MessageQueue, OffsetWrapper> e : cs.getOffsetTable().entrySet()) {
@@ -240,7 +245,7 @@ final class Swap {
             if (done) {
                 return;
             }
-            Thread.sleep(500);
+            Thread.sleep(200);
         }
         throw new AssertionError("group " + group + " did not commit everything within " + timeoutMs + " ms: " + last);
     }
@@ -676,7 +681,18 @@ final class Swap {
         List<Long> gaps = new ArrayList<>();
         int failures = 0;
         int i = 0;
+        // "<acked> <distinct consumed>", rewritten every 200 ms: the driver swaps the broker once both clients have
+        // sent and consumed through the current one (SW_<run>.progress)
+        Path progress = state(c, "progress");
+        Path progressTmp = state(c, "progress.tmp");
+        long lastProgress = 0;
         while (!Files.exists(stop)) {
+            if (System.currentTimeMillis() - lastProgress >= 200) {
+                Files.write(progressTmp, (acked.size() + " " + got.size() + "\n").getBytes(StandardCharsets.UTF_8));
+                Files.move(progressTmp, progress, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                lastProgress = System.currentTimeMillis();
+            }
             Message m = new Message(topic, "live", "live" + i, Main.bytes("live " + i));
             i++;
             try {
