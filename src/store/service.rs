@@ -75,6 +75,24 @@ pub(crate) fn run_every(stop: &AtomicBool, period: Duration, mut tick: impl FnMu
     }
 }
 
+/// Tells the first failure of a retried operation, and its recovery, apart from the retries in
+/// between: a disk that went read-only is logged when it starts failing and when it works again,
+/// not on every pass (a poisoned broker must not fill its log).
+#[derive(Default)]
+pub(crate) struct FailureLatch(AtomicBool);
+
+impl FailureLatch {
+    /// Records a failure; true when it starts a streak (log it then).
+    pub(crate) fn failed(&self) -> bool {
+        !self.0.swap(true, Ordering::AcqRel)
+    }
+
+    /// Records a success; true when it ends a streak (log the recovery then).
+    pub(crate) fn succeeded(&self) -> bool {
+        self.0.load(Ordering::Relaxed) && self.0.swap(false, Ordering::AcqRel)
+    }
+}
+
 /// Lets other threads wake a service thread that sleeps while it has nothing to do, instead of
 /// the thread polling. Both sides fence (a Dekker pair: the waker publishes its work then reads
 /// the idle flag; the sleeper raises the flag then re-checks for work), so a wake-up is never

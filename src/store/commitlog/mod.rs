@@ -24,7 +24,7 @@ use crate::store::message::{
     decode_batch, offset_msg_id, sysflag, AppendMessageResult, AppendMessageStatus,
     MessageBatchInput, MessageInput, PutMessageStatus,
 };
-use crate::store::service::IdleWaker;
+use crate::store::service::{FailureLatch, IdleWaker};
 use crate::store::util::now_ms;
 use record::{PatchPoints, RecordHeader, END_FILE_MIN_BLANK_LENGTH};
 
@@ -71,6 +71,10 @@ pub struct CommitLog {
     /// Wakes the idle prefault service once the max offset reaches `prefault_wake_at`.
     pub(crate) prefault_waker: IdleWaker,
     pub(crate) prefault_wake_at: AtomicI64,
+    /// Whether pre-allocating the next file fails (logged when that starts and ends).
+    pub(crate) prealloc_failing: FailureLatch,
+    /// Whether creating the file a put needs fails.
+    create_failing: FailureLatch,
     /// Lowest offset read since the page-release service last took it (`i64::MAX`: none). A
     /// pull far behind the writer maps pages the service has already released; this tells it
     /// where, so they go again on its next tick instead of at its next full sweep.
@@ -126,6 +130,8 @@ impl CommitLog {
             last_store_ts: AtomicI64::new(0),
             prefault_waker: IdleWaker::default(),
             prefault_wake_at: AtomicI64::new(i64::MAX),
+            prealloc_failing: FailureLatch::default(),
+            create_failing: FailureLatch::default(),
             read_low: AtomicI64::new(i64::MAX),
         })
     }
@@ -546,8 +552,15 @@ impl CommitLog {
     ) -> Result<(i64, i64, i64), PutMessageStatus> {
         let total = buf.len();
         if let Err(e) = self.writable_file(st, total) {
-            tracing::error!(error = %e, "cannot create commit-log file");
+            // once per streak: every put meets it while the disk refuses
+            if self.create_failing.failed() {
+                tracing::error!(error = %e, "cannot create commit-log file: puts are refused \
+                    (CREATE_MAPPED_FILE_FAILED) until the disk takes a new file");
+            }
             return Err(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
+        }
+        if self.create_failing.succeeded() {
+            tracing::warn!("creating commit-log files works again");
         }
         // Disjoint borrows of the state: the file stays borrowed (no Arc clone per append) and the
         // queue's counter is looked up once (one hash of the topic).

@@ -60,6 +60,11 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     // opened (or only read) gets no new file.
     let opened_at = inner.commitlog.max_offset();
     while !stop.load(Ordering::Acquire) {
+        // a poisoned commit log takes no more appends: nothing to prepare for
+        if inner.commitlog.is_poisoned() {
+            std::thread::park_timeout(IDLE_PARK);
+            continue;
+        }
         let appended = inner.commitlog.max_offset() > opened_at;
         match step(&inner, ahead, appended) {
             Step::Worked => {}
@@ -108,12 +113,20 @@ fn step(inner: &StoreInner, ahead: usize, appended: bool) -> Step {
     // however fast it is written.
     crate::store::cleanup::check_disk(inner);
     match next {
+        Ok(Some(next)) if inner.commitlog.prealloc_failing.succeeded() => {
+            tracing::warn!("pre-allocating the next commit-log file works again");
+            populate_step(&next, want - file.size())
+                .unwrap_or_else(|| idle(next.from_offset() + next.populated_position() as i64))
+        }
         Ok(Some(next)) => populate_step(&next, want - file.size())
             .unwrap_or_else(|| idle(next.from_offset() + next.populated_position() as i64)),
         Ok(None) => idle(file_end),
         Err(e) => {
             // The writer will meet (and report) the same error when it rolls.
-            tracing::warn!(error = %e, "cannot pre-allocate the next commit-log file");
+            if inner.commitlog.prealloc_failing.failed() {
+                tracing::warn!(error = %e, "cannot pre-allocate the next commit-log file; \
+                    retried quietly until it works again");
+            }
             std::thread::sleep(Duration::from_millis(100));
             Step::Idle(inner.commitlog.max_offset() + 1)
         }

@@ -218,8 +218,23 @@ pub(crate) fn dispatch_record(
     // The index before the unit: in NoNewFile scope it is the last thing that may refuse, so a
     // refused record has nothing written (a record indexed already is skipped when it comes again).
     if let Some(index) = &inner.index {
-        if !index.build_index(rec, phy, scope != Scope::NoNewFile)? {
-            return Ok(false);
+        match index.build_index(rec, phy, scope != Scope::NoNewFile) {
+            Ok(true) => {
+                if index.failing.succeeded() {
+                    tracing::warn!("indexing works again");
+                }
+            }
+            Ok(false) => return Ok(false),
+            // Java's CommitLogDispatcherBuildIndex: a record the index cannot take (no new file,
+            // no space) goes unindexed and its consume-queue unit is still written, so reads
+            // go on while the disk refuses; a put's own thread leaves it to the dispatch thread
+            Err(e) if scope != Scope::NoNewFile => {
+                if index.failing.failed() {
+                    tracing::error!(error = %e, phy, "index entries not written; messages \
+                        stay readable but not searchable by key until the disk takes writes");
+                }
+            }
+            Err(e) => return Err(e),
         }
     }
     let tags = || match known_tags {

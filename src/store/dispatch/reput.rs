@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{OwnRecord, Scope};
 use crate::store::commitlog::record::{self, Decoded};
 use crate::store::error::Result;
-use crate::store::service::{IdleWaker, ServiceThread};
+use crate::store::service::{FailureLatch, IdleWaker, ServiceThread};
 use crate::store::StoreInner;
 
 /// Dispatches records from `inner.reput_offset` up to `limit`. Returns the units dispatched.
@@ -178,10 +178,15 @@ fn waker(inner: &StoreInner) -> &IdleWaker {
 }
 
 fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
+    let failing = FailureLatch::default();
     loop {
         let stopping = stop.load(Ordering::Acquire);
         let limit = inner.confirm_offset();
-        match reput_until(&inner, limit, true) {
+        let res = reput_until(&inner, limit, true);
+        if res.is_ok() && failing.succeeded() {
+            tracing::warn!("dispatch works again");
+        }
+        match res {
             Ok(0) => {
                 if stopping {
                     return;
@@ -193,7 +198,10 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
             }
             Ok(_) => std::thread::sleep(BUSY_NAP),
             Err(e) => {
-                tracing::error!(error = %e, "dispatch failed; retrying in 100 ms");
+                if failing.failed() {
+                    tracing::error!(error = %e, "dispatch failed; retried every 100 ms, quietly \
+                        until it works again (new messages are not readable until then)");
+                }
                 if stopping {
                     return;
                 }

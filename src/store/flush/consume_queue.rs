@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::store::error::StoreError;
-use crate::store::service::{run_every, ServiceThread};
+use crate::store::service::{run_every, FailureLatch, ServiceThread};
 use crate::store::StoreInner;
 
 pub struct ConsumeQueueFlushService(ServiceThread);
@@ -63,21 +63,17 @@ pub(crate) fn flush_all_logics(inner: &StoreInner) -> Result<(), StoreError> {
 /// Logs a failing periodic flush once when it starts failing and once when it works again, not
 /// every second in between (a disk that went read-only would fill the log).
 #[derive(Default)]
-struct FailureLog {
-    failing: bool,
-}
+struct FailureLog(FailureLatch);
 
 impl FailureLog {
     fn report(&mut self, res: Result<(), StoreError>) {
-        match (res, self.failing) {
-            (Err(e), false) => {
+        match res {
+            Err(e) if self.0.failed() => {
                 tracing::error!(error = %e, "consume-queue/index/checkpoint flush failed; retried \
                     quietly until it works again (recovery rebuilds these from the commit log)");
-                self.failing = true;
             }
-            (Ok(()), true) => {
+            Ok(()) if self.0.succeeded() => {
                 tracing::warn!("consume-queue/index/checkpoint flush works again");
-                self.failing = false;
             }
             _ => {}
         }

@@ -11,6 +11,7 @@ use crate::store::commitlog::record::RecordView;
 use crate::store::error::{Result, StoreError};
 use crate::store::message::sysflag;
 use crate::store::paths;
+use crate::store::service::FailureLatch;
 use crate::store::util::{find_property, now_ms};
 
 /// All index files, oldest first.
@@ -20,6 +21,9 @@ pub struct IndexService {
     entries: usize,
     files: Mutex<Vec<IndexFile>>,
     checkpoint: Arc<StoreCheckpoint>,
+    /// Whether indexing fails (the disk refuses a new file or its space), logged when that
+    /// starts and ends.
+    pub(crate) failing: FailureLatch,
 }
 
 /// What loading found.
@@ -82,6 +86,7 @@ impl IndexService {
                 entries,
                 files: Mutex::new(files),
                 checkpoint,
+                failing: FailureLatch::default(),
             },
             rebuild_from,
         })
