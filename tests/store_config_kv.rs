@@ -6,7 +6,7 @@
 
 use rmqd::broker::metadata::groups::SubscriptionGroupManager;
 use rmqd::broker::metadata::kv::KvMirrors;
-use rmqd::broker::metadata::offsets::ConsumerOffsetManager;
+use rmqd::broker::metadata::offsets::{ConsumerOffsetManager, VERSION_STEP};
 use rmqd::broker::metadata::topics::TopicConfigManager;
 use rmqd::broker::BrokerConfig;
 use rmqd::common::data_version::DataVersion;
@@ -107,8 +107,20 @@ fn open(
     SubscriptionGroupManager,
     ConsumerOffsetManager,
 ) {
+    open_layout(dir, false)
+}
+
+/// The managers over the separate databases, or `config/metadata` with `single`.
+fn open_layout(
+    dir: &std::path::Path,
+    single: bool,
+) -> (
+    TopicConfigManager,
+    SubscriptionGroupManager,
+    ConsumerOffsetManager,
+) {
     let paths = StorePaths::new(dir, None);
-    let kv = KvMirrors::open(&paths, false).unwrap();
+    let kv = KvMirrors::open(&paths, single).unwrap();
     let config = BrokerConfig::default();
     let topics =
         TopicConfigManager::load_with(&config, paths.topics_json(), Some(kv.topics)).unwrap();
@@ -164,6 +176,67 @@ fn managers_round_trip_through_the_rocksdb_alone() {
     assert!(groups.find("G2").is_none());
     assert_eq!(offsets.query("G1", "T1", 2), Some(42));
     assert_eq!(offsets.query("%LMQ%q", "%LMQ%q", 0), Some(9));
+}
+
+/// Java 5.5.0 keeps no JSON beside its config RocksDBs: removes rmqd's, so only the RocksDBs
+/// speak at the next open.
+fn remove_json(dir: &std::path::Path) {
+    for f in [
+        "topics.json",
+        "subscriptionGroup.json",
+        "consumerOffset.json",
+    ] {
+        let _ = std::fs::remove_file(dir.join("config").join(f));
+        let _ = std::fs::remove_file(dir.join("config").join(format!("{f}.bak")));
+    }
+}
+
+/// Java 5.5.0 `migrateFromSeparateRocksDBs`: turning `useSingleRocksDBForAllConfigs` on over a
+/// store with the separate databases imports their entries into `config/metadata` (version: the
+/// separate one's plus one), once; what is written in the single layout afterwards stands, and
+/// the separate databases are only read.
+#[test]
+fn single_layout_imports_the_separate_databases_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let separate_counter = {
+        let (topics, groups, offsets) = open_layout(dir.path(), false);
+        topics.update(TopicConfig::new("SEP", 2, 2, 6)).unwrap();
+        let mut g = SubscriptionGroupConfig::new("GS");
+        g.retry_max_times = 5;
+        groups.update(g).unwrap();
+        // Java moves the offsets' version once per consumerOffsetUpdateVersionStep commits, and
+        // migrates them only when the separate counter is greater
+        for i in 0..VERSION_STEP as i64 {
+            offsets.commit("GS", "SEP", 1, i);
+        }
+        assert_eq!(offsets.data_version().counter, 1);
+        offsets.commit("GS", "SEP", 1, 77);
+        offsets.persist().unwrap();
+        topics.data_version().counter
+    };
+    assert!(separate_counter > 0);
+    remove_json(dir.path());
+    {
+        let (topics, groups, offsets) = open_layout(dir.path(), true);
+        assert!(dir.path().join("config/metadata/CURRENT").is_file());
+        assert_eq!(topics.select("SEP").unwrap().read_queue_nums, 2);
+        assert_eq!(topics.data_version().counter, separate_counter + 1);
+        assert_eq!(groups.find("GS").unwrap().retry_max_times, 5);
+        assert_eq!(offsets.query("GS", "SEP", 1), Some(77));
+        assert_eq!(offsets.data_version().counter, 2);
+        topics.update(TopicConfig::new("SEP", 4, 4, 6)).unwrap();
+        offsets.commit("GS", "SEP", 1, 88);
+        offsets.persist().unwrap();
+    }
+    remove_json(dir.path());
+    let (topics, _, offsets) = open_layout(dir.path(), true);
+    assert_eq!(topics.select("SEP").unwrap().read_queue_nums, 4);
+    assert_eq!(offsets.query("GS", "SEP", 1), Some(88));
+    // the separate databases are as the separate layout left them
+    remove_json(dir.path());
+    let (topics, _, offsets) = open_layout(dir.path(), false);
+    assert_eq!(topics.select("SEP").unwrap().read_queue_nums, 2);
+    assert_eq!(offsets.query("GS", "SEP", 1), Some(77));
 }
 
 fn write_json(dir: &std::path::Path, name: &str, text: &str) {

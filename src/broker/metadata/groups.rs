@@ -100,6 +100,19 @@ impl SubscriptionGroupManager {
                 data_version = w.data_version;
             }
         }
+        if let Some(kv) = &kv {
+            let separate = kv.read_separate()?;
+            if let Some((sep, v)) =
+                separate.and_then(|s| s.migrates_over(&data_version).map(|v| (s, v)))
+            {
+                tracing::info!(db = %kv.path().display(), version = ?v, "imported the subscription groups of the separate config RocksDB (useSingleRocksDBForAllConfigs turned on)");
+                for (name, c) in kv::decode_entries("subscription group", &sep.entries) {
+                    insert_group(&mut table, name, c);
+                }
+                forbidden.extend(kv::decode_entries("forbidden", &sep.forbidden));
+                data_version = v;
+            }
+        }
         Ok(Self {
             table: RwLock::new(table),
             forbidden: RwLock::new(forbidden),

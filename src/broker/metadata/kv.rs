@@ -33,6 +33,18 @@ impl KvRead {
         json.is_some_and(|j| j.counter > self.version.counter)
     }
 
+    /// Java 5.5.0 `migrateFromSeparateRocksDBs` (`useSingleRocksDBForAllConfigs` turned on over
+    /// a store with the separate databases): this separate database's entries are imported over
+    /// the table (loaded and merged with the JSON) when its counter is greater than the table's
+    /// `current` version; the version then becomes this one's plus one. `None`: no import.
+    pub fn migrates_over(&self, current: &DataVersion) -> Option<DataVersion> {
+        (self.version.counter > current.counter).then(|| {
+            let mut v = self.version;
+            v.next_version();
+            v
+        })
+    }
+
     /// The version after the load: the JSON's plus one when imported, else the RocksDB's.
     pub fn merged_version(&self, json: Option<&DataVersion>) -> DataVersion {
         match json {
@@ -111,6 +123,17 @@ mod imp {
             .collect()
     }
 
+    fn read_table(t: &ConfigKvTable) -> Result<KvRead, MetadataError> {
+        let c = t
+            .read()
+            .map_err(|e| MetadataError::unreadable(t.path(), "config RocksDB", e))?;
+        Ok(KvRead {
+            version: c.version.unwrap_or_default(),
+            entries: utf8_keys(t.path(), c.entries),
+            forbidden: utf8_keys(t.path(), c.forbidden),
+        })
+    }
+
     fn bytes(v: KvValues) -> KvEntries {
         v.into_iter().map(|(k, v)| (k.into_bytes(), v)).collect()
     }
@@ -121,15 +144,17 @@ mod imp {
         }
 
         pub fn read(&self) -> Result<KvRead, MetadataError> {
-            let c = self
+            read_table(&self.0)
+        }
+
+        /// With `useSingleRocksDBForAllConfigs`, what the separate database of this table holds,
+        /// when there is one (see [`KvRead::migrates_over`]).
+        pub fn read_separate(&self) -> Result<Option<KvRead>, MetadataError> {
+            let source = self
                 .0
-                .read()
+                .separate_source()
                 .map_err(|e| MetadataError::unreadable(self.path(), "config RocksDB", e))?;
-            Ok(KvRead {
-                version: c.version.unwrap_or_default(),
-                entries: utf8_keys(self.path(), c.entries),
-                forbidden: utf8_keys(self.path(), c.forbidden),
-            })
+            source.as_ref().map(read_table).transpose()
         }
 
         /// Makes the RocksDB hold exactly these entries at `version`.
@@ -176,6 +201,10 @@ mod imp {
         }
 
         pub fn read(&self) -> Result<KvRead, MetadataError> {
+            match *self {}
+        }
+
+        pub fn read_separate(&self) -> Result<Option<KvRead>, MetadataError> {
             match *self {}
         }
 

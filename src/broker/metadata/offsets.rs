@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use dashmap::DashMap;
 use parking_lot::Mutex;
@@ -35,9 +36,19 @@ pub struct ConsumerOffsetManager {
     file: JsonFile,
     dirty: Mutex<bool>,
     /// Java 5.5.0's consumer offset RocksDB (`storeType=defaultRocksDB`, LMQ groups included),
-    /// written before the file, and its `kvDataVersion` (also the file's `dataVersion` then).
-    kv: Option<(KvMirror, DataVersion)>,
+    /// written before the file.
+    kv: Option<KvMirror>,
+    /// The file's `dataVersion` (the RocksDB's `kvDataVersion` with `kv`): moves every
+    /// [`VERSION_STEP`] commits, as Java's does.
+    version: Mutex<DataVersion>,
+    /// Commits so far (Java `versionChangeCounter`).
+    commits: AtomicU64,
 }
+
+/// Java `BrokerConfig.consumerOffsetUpdateVersionStep` (default 500): the data version moves
+/// once per this many offset commits, so another broker or a migration can tell newer offsets
+/// from older ones without a version bump per commit.
+pub const VERSION_STEP: u64 = 500;
 
 /// The value of a `topic@group` key in the RocksDB (Java `RocksDBOffsetSerializeWrapper`).
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -88,7 +99,17 @@ impl ConsumerOffsetManager {
                 m.table.insert(k, v);
             }
         }
-        m.kv = Some((kv, read.merged_version(json_version.as_ref())));
+        let mut version = read.merged_version(json_version.as_ref());
+        let separate = kv.read_separate()?;
+        if let Some((sep, v)) = separate.and_then(|s| s.migrates_over(&version).map(|v| (s, v))) {
+            tracing::info!(db = %kv.path().display(), version = ?v, "imported the consumer offsets of the separate config RocksDB (useSingleRocksDBForAllConfigs turned on)");
+            for (k, o) in kv::decode_entries::<OffsetValue>("consumer offset", &sep.entries) {
+                m.table.insert(k, o.offset_table.into_iter().collect());
+            }
+            version = v;
+        }
+        m.kv = Some(kv);
+        *m.version.lock() = version;
         *m.dirty.lock() = true;
         Ok(m)
     }
@@ -98,9 +119,11 @@ impl ConsumerOffsetManager {
         let name = if lmq { LMQ_FILE } else { "consumerOffset.json" };
         let table = DashMap::new();
         let lmq_table = lmq.then(DashMap::new);
+        let mut version = DataVersion::default();
         if let Some(text) = file.load() {
             let w: ConsumerOffsetWrapper = config_files::from_fastjson(&text)
                 .map_err(|e| MetadataError::unreadable(file.path(), name, e))?;
+            version = w.data_version;
             for (k, queues) in w.offset_table {
                 table.insert(k, queues.into_iter().collect());
             }
@@ -118,6 +141,8 @@ impl ConsumerOffsetManager {
             file,
             dirty: Mutex::new(false),
             kv: None,
+            version: Mutex::new(version),
+            commits: AtomicU64::new(0),
         })
     }
 
@@ -127,6 +152,9 @@ impl ConsumerOffsetManager {
     }
 
     pub fn commit(&self, group: &str, topic: &str, queue_id: i32, offset: i64) {
+        if self.commits.fetch_add(1, Ordering::Relaxed) % VERSION_STEP == VERSION_STEP - 1 {
+            self.version.lock().next_version();
+        }
         if let Some(l) = self.lmq_of(group) {
             l.insert(key(topic, group), offset);
             *self.dirty.lock() = true;
@@ -137,6 +165,11 @@ impl ConsumerOffsetManager {
             .or_default()
             .insert(queue_id, offset);
         *self.dirty.lock() = true;
+    }
+
+    /// The data version the next persist writes.
+    pub fn data_version(&self) -> DataVersion {
+        *self.version.lock()
     }
 
     /// Java `commitPullOffset`: the next offset a group's pull of a queue was told.
@@ -310,7 +343,8 @@ impl ConsumerOffsetManager {
             *dirty = false;
         }
         let written = self.file.persist_with(|| {
-            if let Some((kv, version)) = &self.kv {
+            if let Some(kv) = &self.kv {
+                let version = *self.version.lock();
                 let values = self
                     .table
                     .iter()
@@ -321,7 +355,7 @@ impl ConsumerOffsetManager {
                         serde_json::to_vec(&v).ok().map(|b| (e.key().clone(), b))
                     })
                     .collect();
-                kv.write(values, Default::default(), version)?;
+                kv.write(values, Default::default(), &version)?;
             }
             Ok(self.encode())
         });
@@ -335,7 +369,7 @@ impl ConsumerOffsetManager {
     /// (quoted integer keys: standard JSON, which Java's fastjson reads back).
     pub fn encode(&self) -> String {
         let mut w = ConsumerOffsetWrapper {
-            data_version: self.kv.as_ref().map(|(_, v)| *v).unwrap_or_default(),
+            data_version: *self.version.lock(),
             offset_table: self
                 .table
                 .iter()
@@ -393,5 +427,24 @@ mod tests {
             "{text}"
         );
         assert_eq!(parse_offset_table(&text).unwrap()["T@G"][&3], 42);
+    }
+
+    /// Java `versionChangeCounter`: the data version moves on every 500th commit, is written to
+    /// the file, and is read back at the next start.
+    #[test]
+    fn data_version_moves_once_per_step_and_survives_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("consumerOffset.json");
+        let m = ConsumerOffsetManager::load(path.clone()).unwrap();
+        for i in 0..VERSION_STEP as i64 - 1 {
+            m.commit("G", "T", 0, i);
+        }
+        assert_eq!(m.data_version().counter, 0);
+        m.commit("G", "T", 0, 1000);
+        assert_eq!(m.data_version().counter, 1);
+        m.persist().unwrap();
+        let again = ConsumerOffsetManager::load(path).unwrap();
+        assert_eq!(again.data_version().counter, 1);
+        assert_eq!(again.query("G", "T", 0), Some(1000));
     }
 }

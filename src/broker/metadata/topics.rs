@@ -79,6 +79,18 @@ impl TopicConfigManager {
                 data_version = wrapper.data_version;
             }
         }
+        if let Some(kv) = &kv {
+            let separate = kv.read_separate()?;
+            if let Some((sep, v)) =
+                separate.and_then(|s| s.migrates_over(&data_version).map(|v| (s, v)))
+            {
+                tracing::info!(db = %kv.path().display(), version = ?v, "imported the topics of the separate config RocksDB (useSingleRocksDBForAllConfigs turned on)");
+                for (name, tc) in kv::decode_entries::<TopicConfig>("topic", &sep.entries) {
+                    insert_topic(&mut table, name, tc);
+                }
+                data_version = v;
+            }
+        }
         Ok(Self {
             table: RwLock::new(table),
             lmq: false,

@@ -179,6 +179,18 @@ impl ConfigKvDb {
         })
     }
 
+    /// Opens an existing database read-only with every column family it has (Java
+    /// `RocksDBConfigManager.init(true)`), leaving its files as they are.
+    pub fn open_read_only(path: &Path) -> Result<Self> {
+        let names = DB::list_cf(&Options::default(), path).map_err(|e| db_error(path, e))?;
+        let db = DB::open_cf_for_read_only(&Options::default(), path, names, false)
+            .map_err(|e| db_error(path, e))?;
+        Ok(Self {
+            db,
+            path: path.to_path_buf(),
+        })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -243,6 +255,32 @@ impl ConfigKvTable {
 
     pub fn path(&self) -> &Path {
         self.db.path()
+    }
+
+    /// With `useSingleRocksDBForAllConfigs`: this table's database of the separate layout
+    /// (`ROOT/config/<table>`), opened read-only, when one exists: what Java 5.5.0's
+    /// `migrateFromSeparateRocksDBs` imports from when that switch is turned on. `None` in the
+    /// separate layout itself, or when there is no such database.
+    pub fn separate_source(&self) -> Result<Option<ConfigKvTable>> {
+        if self.data_cf == DEFAULT_CF {
+            return Ok(None);
+        }
+        let Some(dir) = self.db.path.parent() else {
+            return Ok(None);
+        };
+        let path = dir.join(self.table.separate_db());
+        if !super::super::paths::rocksdb_current(&path).is_file() {
+            return Ok(None);
+        }
+        let (data_cf, version_cf, forbidden_cf) = self.table.cfs(false);
+        Ok(Some(ConfigKvTable {
+            db: Arc::new(ConfigKvDb::open_read_only(&path)?),
+            table: self.table,
+            data_cf,
+            version_cf,
+            forbidden_cf,
+            written: Mutex::new(Written::default()),
+        }))
     }
 
     /// Reads the table (Java `loadDataVersion` + `loadData`), and remembers it as written.
