@@ -49,6 +49,8 @@ public final class BrokerClient {
     static void send(String ns, String topic, int from, int count, String lmq) throws Exception {
         DefaultMQProducer p = new DefaultMQProducer("rocks_swap_pg");
         p.setNamesrvAddr(ns);
+        // the same for both brokers: Java's 3 s default times out sends on a loaded 2-core box and
+        // fails the scenario; no scenario measures send latency (sized from CI, not from rmqd)
         p.setSendMsgTimeout(10000);
         p.start();
         int ok = 0;

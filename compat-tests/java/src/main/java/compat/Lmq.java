@@ -149,6 +149,8 @@ final class Lmq {
         DefaultMQProducer p = new DefaultMQProducer("LMQ_PG");
         p.setNamesrvAddr(c.ns);
         p.setInstanceName("lmqp_" + System.nanoTime());
+        // the same for both brokers: Java's 3 s default times out sends on a loaded 2-core box and
+        // fails the scenario; no scenario measures send latency (sized from CI, not from rmqd)
         p.setSendMsgTimeout(10000);
         p.setRetryTimesWhenSendFailed(0);
         p.start();

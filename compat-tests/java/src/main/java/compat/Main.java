@@ -230,6 +230,8 @@ public final class Main {
             DefaultMQProducer p = new DefaultMQProducer(group);
             p.setNamesrvAddr(ns);
             p.setInstanceName("p_" + group + "_" + System.nanoTime());
+            // the same for both brokers: Java's 3 s default times out sends on a loaded 2-core box and
+            // fails the scenario; no scenario measures send latency (sized from CI, not from rmqd)
             p.setSendMsgTimeout(10000);
             p.setRetryTimesWhenSendFailed(2);
             p.start();

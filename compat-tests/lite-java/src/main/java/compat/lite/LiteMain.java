@@ -266,6 +266,8 @@ public final class LiteMain {
         DefaultMQProducer p = new DefaultMQProducer("LITE" + id + "_" + runId + "_pg");
         p.setNamesrvAddr(ns);
         p.setInstanceName("lite" + id + runId);
+        // the same for both brokers: Java's 3 s default times out sends on a loaded 2-core box and
+        // fails the scenario; no scenario measures send latency (sized from CI, not from rmqd)
         p.setSendMsgTimeout(10000);
         p.start();
         return p;
