@@ -188,6 +188,7 @@ fn clear_logics(inner: &StoreInner) -> Result<()> {
         index.destroy()?;
     }
     inner.commitlog.set_queue_offsets(Default::default(), 0);
+    inner.cqs.reset_lmq_put_offsets();
     Ok(())
 }
 
@@ -338,6 +339,7 @@ fn restore_offsets(inner: &StoreInner, process: i64, last_ts: i64) {
         0
     };
     cl.set_queue_offsets(table, last_ts.max(ckpt_ts));
+    inner.cqs.reset_lmq_put_offsets();
     cl.queue.set_flushed_where(process);
     // every record up to `process` is in the consume queues now: the next consume-queue flush
     // writes its time as logicsMsgTimestamp, even when recovery had nothing to re-dispatch

@@ -44,7 +44,7 @@ impl MessageStore {
             });
         }
         let started = Instant::now();
-        let a = self.inner.commitlog.put_message(msg);
+        let a = self.inner.commitlog.put_message(msg, &self.inner.cqs);
         let own = a.result.as_ref().map(|r| OwnRecord {
             phy: r.wrote_offset,
             tags_code: msg.tags_code,
@@ -61,7 +61,7 @@ impl MessageStore {
             });
         }
         let started = Instant::now();
-        let a = self.inner.commitlog.put_messages(batch);
+        let a = self.inner.commitlog.put_messages(batch, &self.inner.cqs);
         self.after_append(a, None, started, || {
             wants_wait(batch.batch_properties.as_bytes())
         })

@@ -2,6 +2,7 @@
 //! no header, unit k at queue byte k*20 (store-format.md §4). One writer at a time: whoever holds
 //! `dispatch_lock` (the dispatch thread, or a put dispatching what it appended).
 
+mod lmq_queues;
 #[cfg(feature = "rocksdb-cq")]
 pub(crate) mod rocks_queue;
 pub mod rocksdb_codec;
@@ -94,10 +95,23 @@ fn any_valid_unit(f: &MappedFile, pos: usize) -> bool {
 enum Backend {
     /// `consumequeue/<topic>/<queueId>/` files (`storeType=default`); boxed so that a RocksDB
     /// queue (a million lite topics) does not carry the file queue's size.
-    Files(Box<MappedFileQueue>),
+    Files(Box<FileQueue>),
     /// Keys in the store's RocksDB (`storeType=defaultRocksDB`).
     #[cfg(feature = "rocksdb-cq")]
     Rocks(rocks_queue::RocksQueue),
+}
+
+/// The state of a file-backed queue.
+struct FileQueue {
+    files: MappedFileQueue,
+    /// `phyOffset + size` of the last unit (-1 if empty).
+    max_physic_offset: AtomicI64,
+    /// Queue byte offset of the first unit (Java `minLogicOffset`).
+    min_logic_offset: AtomicI64,
+    /// Set by recovery when damage inside the queue (an invalid unit or one past the commit-log
+    /// end, followed by valid units) made it cut good units: the commit-log offset from which
+    /// re-dispatch restores them (-1 = none).
+    repair_from: AtomicI64,
 }
 
 /// The units from a queue offset on, as [`ConsumeQueue::units_from`] finds them.
@@ -119,18 +133,20 @@ impl Units {
 }
 
 /// A consume queue.
+///
+/// Layout, 80 bytes (96 with its `Arc`, one mimalloc size class): the name (16, its bytes in
+/// their own allocation), the queue id, the put offset of an LMQ (8, see
+/// [`table`]'s flat LMQ set) and the backend (48: a RocksDB queue's offsets inline, a file
+/// queue boxed). A lite queue on RocksDB is this, its name and its slot in the flat set:
+/// nothing else, so everything per queue that a million of them would multiply lives here.
 pub struct ConsumeQueue {
-    topic: String,
+    topic: Box<str>,
     queue_id: i32,
+    /// `%LMQ%` queue 0 only: the next queue offset the put assigns (Java's LMQ topic-queue
+    /// table entry), written under the commit log's put lock. Other queues keep theirs in the
+    /// commit log's own table.
+    put_offset: AtomicI64,
     backend: Backend,
-    max_physic_offset: AtomicI64,
-    min_logic_offset: AtomicI64,
-    /// STORETIMESTAMP of the last unit appended.
-    last_store_ts: AtomicI64,
-    /// Set by recovery when damage inside the queue (an invalid unit or one past the commit-log
-    /// end, followed by valid units) made it cut good units: the commit-log offset from which
-    /// re-dispatch restores them (-1 = none).
-    repair_from: AtomicI64,
 }
 
 impl ConsumeQueue {
@@ -149,11 +165,13 @@ impl ConsumeQueue {
     }
 
     fn with_queue(topic: &str, queue_id: i32, queue: MappedFileQueue) -> Self {
-        Self::with_backend(
-            topic,
-            queue_id,
-            Backend::Files(Box::new(queue.without_readahead().sparse_files())),
-        )
+        let files = FileQueue {
+            files: queue.without_readahead().sparse_files(),
+            max_physic_offset: AtomicI64::new(-1),
+            min_logic_offset: AtomicI64::new(0),
+            repair_from: AtomicI64::new(-1),
+        };
+        Self::with_backend(topic, queue_id, Backend::Files(Box::new(files)))
     }
 
     /// A queue of the RocksDB consume queue; `max` is its `max` key as loaded (None: no units).
@@ -165,33 +183,39 @@ impl ConsumeQueue {
         max: Option<rocksdb_codec::PhyAndCqOffset>,
     ) -> Self {
         let q = rocks_queue::RocksQueue::new(db, max);
-        let last = q.last_phy();
-        let cq = Self::with_backend(topic, queue_id, Backend::Rocks(q));
-        // a lower bound of the last record's end: re-dispatch filters on it, the queue offset
-        // check in `put_unit` does the rest
-        cq.max_physic_offset.store(last, Ordering::Release);
-        cq
+        Self::with_backend(topic, queue_id, Backend::Rocks(q))
     }
 
     fn with_backend(topic: &str, queue_id: i32, backend: Backend) -> Self {
         ConsumeQueue {
-            topic: topic.to_string(),
+            topic: topic.into(),
             queue_id,
+            put_offset: AtomicI64::new(0),
             backend,
-            max_physic_offset: AtomicI64::new(-1),
-            min_logic_offset: AtomicI64::new(0),
-            last_store_ts: AtomicI64::new(0),
-            repair_from: AtomicI64::new(-1),
         }
     }
 
-    /// The files of a `storeType=default` queue (None for a RocksDB one).
-    fn files(&self) -> Option<&MappedFileQueue> {
+    /// The state of a `storeType=default` queue (None for a RocksDB one).
+    fn file_queue(&self) -> Option<&FileQueue> {
         match &self.backend {
             Backend::Files(q) => Some(q),
             #[cfg(feature = "rocksdb-cq")]
             Backend::Rocks(_) => None,
         }
+    }
+
+    /// The files of a `storeType=default` queue (None for a RocksDB one).
+    fn files(&self) -> Option<&MappedFileQueue> {
+        self.file_queue().map(|f| &f.files)
+    }
+
+    /// An LMQ's next put offset (see [`ConsumeQueue::put_offset`]'s field).
+    pub(crate) fn put_offset(&self) -> i64 {
+        self.put_offset.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_put_offset(&self, next: i64) {
+        self.put_offset.store(next, Ordering::Release);
     }
 
     pub fn topic(&self) -> &str {
@@ -200,17 +224,20 @@ impl ConsumeQueue {
     pub fn queue_id(&self) -> i32 {
         self.queue_id
     }
-    /// `phyOffset + size` of the last unit (-1 if empty).
+    /// `phyOffset + size` of the last unit (-1 if empty). RocksDB: where the last unit starts,
+    /// a lower bound of that (all its `max` key records): re-dispatch's filter on it lets the
+    /// last record through, and the queue-offset check in dispatch skips it.
     pub fn max_physic_offset(&self) -> i64 {
-        self.max_physic_offset.load(Ordering::Acquire)
-    }
-    pub fn last_store_timestamp(&self) -> i64 {
-        self.last_store_ts.load(Ordering::Acquire)
+        match &self.backend {
+            Backend::Files(q) => q.max_physic_offset.load(Ordering::Acquire),
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(r) => r.last_phy(),
+        }
     }
     /// Next queue offset (number of units including fillers).
     pub fn max_offset_in_queue(&self) -> i64 {
         match &self.backend {
-            Backend::Files(q) => q.max_offset() / CQ_UNIT_SIZE as i64,
+            Backend::Files(q) => q.files.max_offset() / CQ_UNIT_SIZE as i64,
             #[cfg(feature = "rocksdb-cq")]
             Backend::Rocks(r) => r.next(),
         }
@@ -221,16 +248,19 @@ impl ConsumeQueue {
             let cl_min = r.db.min_phy_offset();
             return r.min_offset(&self.topic, self.queue_id, cl_min);
         }
-        self.min_logic_offset.load(Ordering::Acquire) / CQ_UNIT_SIZE as i64
+        self.file_queue()
+            .map_or(0, |q| q.min_logic_offset.load(Ordering::Acquire))
+            / CQ_UNIT_SIZE as i64
     }
 
     /// Recovery (§4.2): scans from the third-from-last file to the first invalid unit, sets
     /// positions there and deletes later files. Valid units after that one mean damage inside
     /// the queue, not its end: Java drops them; rmqd notes where re-dispatch must restore them.
     pub fn recover(&self) -> Result<()> {
-        let Some(queue) = self.files() else {
+        let Some(fq) = self.file_queue() else {
             return Ok(()); // RocksDB: recovered by the database itself
         };
+        let queue = &fq.files;
         let files = queue.files();
         if files.is_empty() {
             return Ok(());
@@ -248,7 +278,7 @@ impl ConsumeQueue {
                         || later.iter().any(|g| any_valid_unit(g, 0))
                     {
                         tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
-                        self.note_repair(max_phy);
+                        fq.note_repair(max_phy);
                     }
                     break 'files;
                 }
@@ -263,22 +293,14 @@ impl ConsumeQueue {
             }
         }
         queue.truncate_dirty(end)?;
-        self.max_physic_offset.store(max_phy, Ordering::Release);
+        fq.max_physic_offset.store(max_phy, Ordering::Release);
         Ok(())
     }
 
     /// Where re-dispatch must start to restore units recovery cut for damage (None if none).
     pub fn repair_from(&self) -> Option<i64> {
-        let v = self.repair_from.load(Ordering::Acquire);
+        let v = self.file_queue()?.repair_from.load(Ordering::Acquire);
         (v >= 0).then_some(v)
-    }
-
-    fn note_repair(&self, from: i64) {
-        let from = from.max(0);
-        let old = self.repair_from.load(Ordering::Acquire);
-        if old < 0 || from < old {
-            self.repair_from.store(from, Ordering::Release);
-        }
     }
 
     /// Truncates units from the first one whose phyOffset >= `phy_end` (after commit-log
@@ -289,15 +311,13 @@ impl ConsumeQueue {
     pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            if r.truncate(&self.topic, self.queue_id, phy_end)? {
-                self.max_physic_offset
-                    .store(r.last_phy(), Ordering::Release);
-            }
+            r.truncate(&self.topic, self.queue_id, phy_end)?;
             return Ok(());
         }
-        let Some(queue) = self.files() else {
+        let Some(fq) = self.file_queue() else {
             return Ok(());
         };
+        let queue = &fq.files;
         let files = queue.files();
         let past = |u: &CqUnit| *u != FILLER && u.phy_offset >= phy_end;
         let mut cut = None;
@@ -316,7 +336,7 @@ impl ConsumeQueue {
                 if (k + 1..n).any(|j| unit(j).is_some_and(|u| u.is_valid() && !past(&u))) {
                     tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
                     let before = k.checked_sub(1).and_then(unit);
-                    self.note_repair(before.map_or(0, |u| u.end()));
+                    fq.note_repair(before.map_or(0, |u| u.end()));
                 }
             }
             break;
@@ -331,9 +351,9 @@ impl ConsumeQueue {
             Some(u) if u != FILLER => u.end(),
             _ => -1,
         };
-        self.max_physic_offset.store(max_phy, Ordering::Release);
+        fq.max_physic_offset.store(max_phy, Ordering::Release);
         if queue.is_empty() {
-            self.min_logic_offset.store(0, Ordering::Release);
+            fq.min_logic_offset.store(0, Ordering::Release);
         }
         Ok(())
     }
@@ -361,18 +381,16 @@ impl ConsumeQueue {
 
     /// RocksDB: after dispatch wrote this queue's unit at `queue_offset` in its batch.
     #[cfg(feature = "rocksdb-cq")]
-    pub(crate) fn note_put(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) {
+    pub(crate) fn note_put(&self, unit: CqUnit, queue_offset: i64) {
         if let Backend::Rocks(r) = &self.backend {
             r.note_put(queue_offset, &unit);
-            self.max_physic_offset.store(unit.end(), Ordering::Release);
-            self.last_store_ts.store(store_ts, Ordering::Release);
         }
     }
 
     /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
     /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
-    pub fn put_unit(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) -> Result<()> {
-        let Some(queue) = self.files() else {
+    pub fn put_unit(&self, unit: CqUnit, queue_offset: i64) -> Result<()> {
+        let Some(fq) = self.file_queue() else {
             // RocksDB queues are written by dispatch in one batch per record
             return Err(crate::store::error::StoreError::ConsumeQueueDb(format!(
                 "{}:{}: a RocksDB consume queue takes units in dispatch batches",
@@ -391,8 +409,9 @@ impl ConsumeQueue {
             tracing::error!(topic = %self.topic, queue = self.queue_id, queue_offset, phy = unit.phy_offset, "queue offset out of range; unit not written");
             return Ok(());
         };
+        let queue = &fq.files;
         if queue.is_empty() && expect > 0 {
-            self.fill_pre_blank(queue, expect)?;
+            fill_pre_blank(fq, expect)?;
         }
         let file = queue.last_file_or_create(expect)?;
         let current = file.from_offset() + file.wrote_position() as i64;
@@ -404,19 +423,7 @@ impl ConsumeQueue {
         }
         file.reserve(file.wrote_position() + CQ_UNIT_SIZE)?;
         file.append(&unit.encode());
-        self.max_physic_offset.store(unit.end(), Ordering::Release);
-        self.last_store_ts.store(store_ts, Ordering::Release);
-        Ok(())
-    }
-
-    fn fill_pre_blank(&self, queue: &MappedFileQueue, expect: i64) -> Result<()> {
-        let file = queue.last_file_or_create(expect)?;
-        file.reserve(((expect - file.from_offset()).max(0) as usize).min(file.size()))?;
-        let filler = FILLER.encode();
-        while file.from_offset() + (file.wrote_position() as i64) < expect {
-            file.append(&filler);
-        }
-        self.min_logic_offset.store(expect, Ordering::Release);
+        fq.max_physic_offset.store(unit.end(), Ordering::Release);
         Ok(())
     }
 
@@ -463,16 +470,17 @@ impl ConsumeQueue {
             r.correct_min(&self.topic, self.queue_id, commit_log_min);
             return;
         }
-        let Some(queue) = self.files() else {
+        let Some(fq) = self.file_queue() else {
             return;
         };
+        let queue = &fq.files;
         let max = self.max_offset_in_queue();
         let min_now = self.min_offset_in_queue();
         let Some(last) = max.checked_sub(1).and_then(|i| self.get_unit(i)) else {
             return;
         };
         if last.phy_offset < commit_log_min {
-            self.min_logic_offset
+            fq.min_logic_offset
                 .store(max * CQ_UNIT_SIZE as i64, Ordering::Release);
             return;
         }
@@ -498,7 +506,7 @@ impl ConsumeQueue {
             }
         }
         let new_min = first.from_offset() + (lo * CQ_UNIT_SIZE) as i64;
-        self.min_logic_offset.store(new_min, Ordering::Release);
+        fq.min_logic_offset.store(new_min, Ordering::Release);
     }
 
     /// Deletes files (never the last) whose last unit points below `commit_log_min`.
@@ -538,19 +546,49 @@ impl ConsumeQueue {
     /// Deletes all files (RocksDB: all keys) of the queue.
     pub fn destroy(&self) -> Result<()> {
         match &self.backend {
-            Backend::Files(q) => q.destroy()?,
+            Backend::Files(q) => {
+                q.files.destroy()?;
+                q.max_physic_offset.store(-1, Ordering::Release);
+                q.min_logic_offset.store(0, Ordering::Release);
+            }
             #[cfg(feature = "rocksdb-cq")]
             Backend::Rocks(r) => r.destroy(&self.topic, self.queue_id)?,
         }
-        self.max_physic_offset.store(-1, Ordering::Release);
-        self.min_logic_offset.store(0, Ordering::Release);
         Ok(())
     }
+}
+
+impl FileQueue {
+    fn note_repair(&self, from: i64) {
+        let from = from.max(0);
+        let old = self.repair_from.load(Ordering::Acquire);
+        if old < 0 || from < old {
+            self.repair_from.store(from, Ordering::Release);
+        }
+    }
+}
+
+/// Writes fillers up to queue byte `expect` into an empty queue whose first unit starts there.
+fn fill_pre_blank(fq: &FileQueue, expect: i64) -> Result<()> {
+    let file = fq.files.last_file_or_create(expect)?;
+    file.reserve(((expect - file.from_offset()).max(0) as usize).min(file.size()))?;
+    let filler = FILLER.encode();
+    while file.from_offset() + (file.wrote_position() as i64) < expect {
+        file.append(&filler);
+    }
+    fq.min_logic_offset.store(expect, Ordering::Release);
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_queue_fits_the_layout_its_doc_gives() {
+        // 96 bytes with the Arc's counts: one mimalloc size class per lite queue
+        assert!(std::mem::size_of::<ConsumeQueue>() <= 80);
+    }
 
     fn queue_with(dir: &Path, n: i64) -> ConsumeQueue {
         let q = ConsumeQueue::new("T", 0, dir, 20 * 100);
@@ -560,7 +598,7 @@ mod tests {
                 size: 100,
                 tags_code: 0,
             };
-            q.put_unit(u, i, 1).unwrap();
+            q.put_unit(u, i).unwrap();
         }
         q.flush(0).unwrap();
         q
@@ -653,7 +691,7 @@ mod tests {
                 size: 100,
                 tags_code: 0,
             };
-            q.put_unit(u, bad, 1).unwrap();
+            q.put_unit(u, bad).unwrap();
         }
         assert_eq!(q.max_offset_in_queue(), 0);
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
@@ -668,7 +706,7 @@ mod tests {
             size: 100,
             tags_code: 0,
         };
-        q.put_unit(u, 9_000, 1).unwrap();
+        q.put_unit(u, 9_000).unwrap();
         assert_eq!(
             (q.min_offset_in_queue(), q.max_offset_in_queue()),
             (9_000, 9_001)

@@ -500,32 +500,37 @@ impl RocksCqStore {
     /// skipped.
     pub fn load_max_offsets(&self) -> Result<MaxOffsets> {
         let mut out = MaxOffsets::default();
-        for item in self
-            .db
-            .iterator_cf(self.cf(CF_OFFSET)?, IteratorMode::Start)
-        {
-            let (k, v) = item.map_err(|e| self.rocks(e))?;
-            if v.len() != OFFSET_VALUE_LEN {
-                continue;
-            }
-            let (key, max) = match (decode_offset_key(&k), decode_offset_value(&v)) {
-                (Ok(key), Ok(max)) => (key, max),
-                (Err(e), _) | (_, Err(e)) => {
-                    tracing::warn!(path = %self.path.display(), error = %e, "skipping a malformed offset-CF entry");
-                    continue;
-                }
-            };
-            if key.kind != OffsetKind::Max {
-                continue;
-            }
-            out.lmq_count += usize::from(is_lmq(key.topic));
+        self.for_each_max_offset(|topic, queue_id, max| {
+            out.lmq_count += usize::from(is_lmq(topic));
             out.queues.push(QueueMax {
-                topic: key.topic.to_string(),
-                queue_id: key.queue_id,
+                topic: topic.to_string(),
+                queue_id,
                 max,
             });
-        }
+        })?;
         Ok(out)
+    }
+
+    /// Calls `f` with each `max` key of the offset CF. Reads keys in place (a raw iterator):
+    /// a start with a million lite queues allocates nothing per key but what `f` keeps.
+    pub fn for_each_max_offset(&self, mut f: impl FnMut(&str, i32, PhyAndCqOffset)) -> Result<()> {
+        let mut it = self.db.raw_iterator_cf(self.cf(CF_OFFSET)?);
+        it.seek_to_first();
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            if v.len() == OFFSET_VALUE_LEN {
+                match (decode_offset_key(k), decode_offset_value(v)) {
+                    (Ok(key), Ok(max)) if key.kind == OffsetKind::Max => {
+                        f(key.topic, key.queue_id, max)
+                    }
+                    (Ok(_), Ok(_)) => {}
+                    (Err(e), _) | (_, Err(e)) => {
+                        tracing::warn!(path = %self.path.display(), error = %e, "skipping a malformed offset-CF entry");
+                    }
+                }
+            }
+            it.next();
+        }
+        it.status().map_err(|e| self.rocks(e))
     }
 
     /// Sets the commit log's min offset that compactions expire units against.
