@@ -77,8 +77,11 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         (None, None)
     };
     let cqs = load_consume_queues(&cfg, &paths)?;
-    for cq in cqs.all() {
-        cq.recover()?;
+    if !cqs.is_rocks() {
+        // RocksDB queues are recovered by the database itself
+        for cq in cqs.all() {
+            cq.recover()?;
+        }
     }
     let inner = StoreInner {
         delay_levels: cfg.delay_levels_ms(),
@@ -276,7 +279,7 @@ fn reput_start(
         scan_start
     };
     // Queues that cut good units for damage inside them are restored from their last good unit.
-    let repair = inner.cqs.all().iter().filter_map(|q| q.repair_from()).min();
+    let repair = inner.cqs.min_repair_from();
     for off in lagging.chain(repair) {
         reput_start = reput_start.min(off);
     }

@@ -512,9 +512,13 @@ impl RocksCqStore {
     }
 
     /// Calls `f` with each `max` key of the offset CF. Reads keys in place (a raw iterator):
-    /// a start with a million lite queues allocates nothing per key but what `f` keeps.
+    /// a start with a million lite queues allocates nothing per key but what `f` keeps. The
+    /// scan does not fill the block cache: it reads each block once, and caching them all
+    /// would hold memory per lite queue, up to the cache's size, that no later read needs.
     pub fn for_each_max_offset(&self, mut f: impl FnMut(&str, i32, PhyAndCqOffset)) -> Result<()> {
-        let mut it = self.db.raw_iterator_cf(self.cf(CF_OFFSET)?);
+        let mut once = ReadOptions::default();
+        once.fill_cache(false);
+        let mut it = self.db.raw_iterator_cf_opt(self.cf(CF_OFFSET)?, once);
         it.seek_to_first();
         while let (Some(k), Some(v)) = (it.key(), it.value()) {
             if v.len() == OFFSET_VALUE_LEN {

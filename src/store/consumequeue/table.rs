@@ -52,6 +52,24 @@ impl Queues {
     }
 }
 
+/// The queues as loaded, and their topics counted.
+#[derive(Default)]
+struct Loaded {
+    queues: Queues,
+    topics: usize,
+    lmq_topics: usize,
+}
+
+impl Loaded {
+    fn add(&mut self, cq: ConsumeQueue) {
+        let lmq = is_lmq(cq.topic());
+        if self.queues.insert(Arc::new(cq)) {
+            self.topics += 1;
+            self.lmq_topics += usize::from(lmq);
+        }
+    }
+}
+
 /// All consume queues.
 pub struct ConsumeQueueTable {
     paths: StorePaths,
@@ -76,29 +94,13 @@ fn is_flat(topic: &str, queue_id: i32) -> bool {
 }
 
 impl ConsumeQueueTable {
-    fn with_queues(paths: &StorePaths, file_size: usize, queues: Vec<Arc<ConsumeQueue>>) -> Self {
-        let lmqs = queues
-            .iter()
-            .filter(|q| is_flat(q.topic(), q.queue_id()))
-            .count();
-        let mut q = Queues {
-            topics: HashMap::new(),
-            lmqs: LmqQueues::with_capacity(lmqs),
-        };
-        let (mut topics, mut lmq_topics) = (0, 0);
-        for cq in queues {
-            let lmq = is_lmq(cq.topic());
-            if q.insert(cq) {
-                topics += 1;
-                lmq_topics += usize::from(lmq);
-            }
-        }
+    fn with_queues(paths: &StorePaths, file_size: usize, loaded: Loaded) -> Self {
         ConsumeQueueTable {
             paths: paths.clone(),
             file_size,
-            queues: RwLock::new(q),
-            topic_count: AtomicUsize::new(topics),
-            lmq_topics: AtomicUsize::new(lmq_topics),
+            queues: RwLock::new(loaded.queues),
+            topic_count: AtomicUsize::new(loaded.topics),
+            lmq_topics: AtomicUsize::new(loaded.lmq_topics),
             #[cfg(feature = "rocksdb-cq")]
             rocks: None,
         }
@@ -107,7 +109,7 @@ impl ConsumeQueueTable {
     /// Maps every `consumequeue/<topic>/<int>` directory.
     pub fn load(paths: &StorePaths, file_size: usize) -> Result<Self> {
         let root = paths.consume_queue_root();
-        let mut queues = Vec::new();
+        let mut queues = Loaded::default();
         if let Ok(rd) = std::fs::read_dir(&root) {
             for topic_entry in rd {
                 let topic_entry = topic_entry.map_err(|e| StoreError::io(&root, e))?;
@@ -125,8 +127,7 @@ impl ConsumeQueueTable {
                     if !q.path().is_dir() {
                         continue;
                     }
-                    let cq = ConsumeQueue::load(&topic, qid, &q.path(), file_size)?;
-                    queues.push(Arc::new(cq));
+                    queues.add(ConsumeQueue::load(&topic, qid, &q.path(), file_size)?);
                 }
             }
         }
@@ -142,10 +143,16 @@ impl ConsumeQueueTable {
         use super::rocksdb_store::RocksCqStore;
         let t0 = std::time::Instant::now();
         let db = Arc::new(RocksCqStore::open(paths, separate_path).map_err(db_error)?);
-        let mut queues = Vec::new();
+        // straight into the table: a start with a million lite queues leaves no list of them
+        // behind as garbage (the allocator keeps freed pages of an idle thread resident)
+        let mut queues = Loaded::default();
         db.for_each_max_offset(|topic, queue_id, max| {
-            let cq = ConsumeQueue::rocks(topic, queue_id, Arc::clone(&db), Some(max));
-            queues.push(Arc::new(cq));
+            queues.add(ConsumeQueue::rocks(
+                topic,
+                queue_id,
+                Arc::clone(&db),
+                Some(max),
+            ));
         })
         .map_err(db_error)?;
         let mut table = Self::with_queues(paths, 0, queues);
@@ -325,6 +332,16 @@ impl ConsumeQueueTable {
         let mut w = self.queues.write();
         let next = w.lmqs.put_offset(name) + 1;
         w.lmqs.set_pending_put_offset(name, next);
+    }
+
+    /// The earliest commit-log offset from which a queue needs re-dispatch to restore units
+    /// recovery cut for damage inside it (files only).
+    pub fn min_repair_from(&self) -> Option<i64> {
+        self.queues
+            .read()
+            .all()
+            .filter_map(|q| q.repair_from())
+            .min()
     }
 
     /// After recovery: each LMQ's put offset is its queue's max offset.
