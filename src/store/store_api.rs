@@ -184,6 +184,28 @@ impl MessageStore {
         t
     }
 
+    /// Calls `f` with each topic starting with `prefix` (the lite queues of a parent, or of all
+    /// parents) and its queue 0's max offset, until `f` breaks. Walks a list of queue handles
+    /// taken first, so a million lite queues cost 8 bytes each for the walk, not a copy of every
+    /// name.
+    pub fn for_each_topic_with_prefix(
+        &self,
+        prefix: &str,
+        mut f: impl FnMut(&str, i64) -> std::ops::ControlFlow<()>,
+    ) {
+        let (lmqs, others) = self.inner.cqs.with_prefix(prefix);
+        for q in &lmqs {
+            if f(q.topic(), q.max_offset_in_queue()).is_break() {
+                return;
+            }
+        }
+        for t in &others {
+            if f(t, self.max_offset_in_queue(t, 0)).is_break() {
+                return;
+            }
+        }
+    }
+
     /// How many topics have consume queues (Java's consume-queue table size).
     pub fn queue_topic_count(&self) -> usize {
         self.inner.cqs.topic_count()

@@ -242,6 +242,26 @@ impl ConsumeQueueTable {
             .collect()
     }
 
+    /// Topics starting with `prefix`, for a walk that reads each one's queue 0 without holding
+    /// the lock: an LMQ as its queue (a handle, not a copy of its name), any other topic by
+    /// name (in the second list, once, whether or not it has a queue 0).
+    pub fn with_prefix(&self, prefix: &str) -> (Vec<Arc<ConsumeQueue>>, Vec<String>) {
+        let r = self.queues.read();
+        let lmqs: Vec<_> = r
+            .lmqs
+            .iter()
+            .filter(|q| q.topic().starts_with(prefix))
+            .cloned()
+            .collect();
+        let others = r
+            .topics
+            .keys()
+            .filter(|t| t.starts_with(prefix) && !r.lmqs.contains(t))
+            .cloned()
+            .collect();
+        (lmqs, others)
+    }
+
     /// Counts a topic that lost its last queue.
     fn note_topic_gone(&self, topic: &str) {
         self.topic_count.fetch_sub(1, Ordering::Relaxed);
