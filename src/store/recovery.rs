@@ -244,7 +244,7 @@ fn scan_commit_log(inner: &StoreInner, start_idx: usize) -> (i64, i64) {
 /// Cuts commit log, consume queues and index at `process`; where the index was cut, if it was.
 fn truncate_dirty(inner: &StoreInner, process: i64) -> Result<Option<i64>> {
     inner.commitlog.queue.truncate_dirty(process)?;
-    for cq in inner.cqs.all() {
+    for cq in inner.cqs.queues_past(process)? {
         cq.truncate_dirty_logic_files(process)?;
     }
     #[cfg(feature = "rocksdb-cq")]

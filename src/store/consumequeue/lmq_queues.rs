@@ -2,10 +2,10 @@
 //! the put offsets of LMQs that have no consume queue yet.
 //!
 //! A lite queue costs, at rest on the RocksDB consume queue, its [`ConsumeQueue`] in an `Arc`
-//! (88 bytes, mimalloc's 96-byte class), its name (a 32-byte block for `%LMQ%$<parent>$<lite>`
+//! (72 bytes, mimalloc's 80-byte class), its name (a 32-byte block for `%LMQ%$<parent>$<lite>`
 //! names of up to 32 bytes) and one 8-byte slot of this set plus its control byte (hashbrown
 //! keeps the set between 7/16 and 7/8 full: 12 B per queue at 100 000 queues, 19 at 1 000 000):
-//! 140-147 bytes. The set needs no key of its own (a queue is found by its name through
+//! 124-131 bytes. The set needs no key of its own (a queue is found by its name through
 //! [`Borrow`]), there is no per-topic inner map for the one queue id an LMQ has, and the put
 //! offset the commit log assigns from is a field of the queue, not a second table of names.
 //! `tests/store_lite_memory.rs` measures it (benches/README.md has the runs).

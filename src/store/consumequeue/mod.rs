@@ -104,6 +104,7 @@ enum Backend {
 /// The state of a file-backed queue.
 struct FileQueue {
     files: MappedFileQueue,
+    queue_id: i32,
     /// `phyOffset + size` of the last unit (-1 if empty).
     max_physic_offset: AtomicI64,
     /// Queue byte offset of the first unit (Java `minLogicOffset`).
@@ -134,16 +135,14 @@ impl Units {
 
 /// A consume queue.
 ///
-/// Layout, 72 bytes (88 with its `Arc`'s counts: mimalloc's 96-byte class): the name (16, its
-/// bytes in their own allocation), the queue id (4, and 4 of padding), the put offset of an LMQ
-/// (8, see the flat LMQ set in [`table`]) and the backend (40: a RocksDB queue's offsets inline,
-/// with the database handle as the enum's niche; a file queue boxed). A lite queue on RocksDB
-/// is this, its name and its slot in the flat set: everything a million of them multiply.
-/// (Below 72 bytes of `Arc` the next class is 80: 16 bytes less per queue would need 16 fewer
-/// bytes here, e.g. the lazily corrected min offset's two fields.)
+/// Layout, 56 bytes (72 with its `Arc`'s counts, in mimalloc's 80-byte class; 8 bytes more
+/// would take it to the 96-byte one): the name (16, its bytes in their own allocation), the put
+/// offset of an LMQ (8, see the flat LMQ set in [`table`]) and the backend (32: a RocksDB
+/// queue's offsets and queue id inline, with the database handle as the enum's niche; a file
+/// queue boxed, its queue id in the box). A lite queue on RocksDB is this, its name and its slot
+/// in the flat set: everything a million of them multiply.
 pub struct ConsumeQueue {
     topic: Box<str>,
-    queue_id: i32,
     /// `%LMQ%` queue 0 only: the next queue offset the put assigns (Java's LMQ topic-queue
     /// table entry), written under the commit log's put lock. Other queues keep theirs in the
     /// commit log's own table.
@@ -169,11 +168,12 @@ impl ConsumeQueue {
     fn with_queue(topic: &str, queue_id: i32, queue: MappedFileQueue) -> Self {
         let files = FileQueue {
             files: queue.without_readahead().sparse_files(),
+            queue_id,
             max_physic_offset: AtomicI64::new(-1),
             min_logic_offset: AtomicI64::new(0),
             repair_from: AtomicI64::new(-1),
         };
-        Self::with_backend(topic, queue_id, Backend::Files(Box::new(files)))
+        Self::with_backend(topic, Backend::Files(Box::new(files)))
     }
 
     /// A queue of the RocksDB consume queue; `max` is its `max` key as loaded (None: no units).
@@ -184,14 +184,13 @@ impl ConsumeQueue {
         db: Arc<rocksdb_store::RocksCqStore>,
         max: Option<rocksdb_codec::PhyAndCqOffset>,
     ) -> Self {
-        let q = rocks_queue::RocksQueue::new(db, max);
-        Self::with_backend(topic, queue_id, Backend::Rocks(q))
+        let q = rocks_queue::RocksQueue::new(db, queue_id, max);
+        Self::with_backend(topic, Backend::Rocks(q))
     }
 
-    fn with_backend(topic: &str, queue_id: i32, backend: Backend) -> Self {
+    fn with_backend(topic: &str, backend: Backend) -> Self {
         ConsumeQueue {
             topic: topic.into(),
-            queue_id,
             put_offset: AtomicI64::new(0),
             backend,
         }
@@ -224,16 +223,20 @@ impl ConsumeQueue {
         &self.topic
     }
     pub fn queue_id(&self) -> i32 {
-        self.queue_id
+        match &self.backend {
+            Backend::Files(q) => q.queue_id,
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(r) => r.queue_id(),
+        }
     }
-    /// `phyOffset + size` of the last unit (-1 if empty). RocksDB: where the last unit starts,
-    /// a lower bound of that (all its `max` key records): re-dispatch's filter on it lets the
-    /// last record through, and dispatch's queue-offset check skips it.
+    /// `phyOffset + size` of the last unit (-1 if empty). RocksDB: -1, not kept in memory:
+    /// re-dispatch's filter on it lets every record through, and dispatch's queue-offset check
+    /// skips those the queue holds.
     pub fn max_physic_offset(&self) -> i64 {
         match &self.backend {
             Backend::Files(q) => q.max_physic_offset.load(Ordering::Acquire),
             #[cfg(feature = "rocksdb-cq")]
-            Backend::Rocks(r) => r.last_phy(),
+            Backend::Rocks(_) => -1,
         }
     }
     /// Next queue offset (number of units including fillers).
@@ -247,8 +250,7 @@ impl ConsumeQueue {
     pub fn min_offset_in_queue(&self) -> i64 {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            let cl_min = r.db.min_phy_offset();
-            return r.min_offset(&self.topic, self.queue_id, cl_min);
+            return r.min_offset(&self.topic, r.queue_id());
         }
         self.file_queue()
             .map_or(0, |q| q.min_logic_offset.load(Ordering::Acquire))
@@ -279,7 +281,7 @@ impl ConsumeQueue {
                     if any_valid_unit(f, pos + CQ_UNIT_SIZE)
                         || later.iter().any(|g| any_valid_unit(g, 0))
                     {
-                        tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
+                        tracing::warn!(topic = %self.topic, queue = self.queue_id(), file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
                         fq.note_repair(max_phy);
                     }
                     break 'files;
@@ -313,7 +315,7 @@ impl ConsumeQueue {
     pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            r.truncate(&self.topic, self.queue_id, phy_end)?;
+            r.truncate(&self.topic, self.queue_id(), phy_end)?;
             return Ok(());
         }
         let Some(fq) = self.file_queue() else {
@@ -336,7 +338,7 @@ impl ConsumeQueue {
             if let Some(k) = (1..n).find(|&k| unit(k).is_some_and(|u| past(&u))) {
                 cut = Some(f.from_offset() + (k * CQ_UNIT_SIZE) as i64);
                 if (k + 1..n).any(|j| unit(j).is_some_and(|u| u.is_valid() && !past(&u))) {
-                    tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
+                    tracing::warn!(topic = %self.topic, queue = self.queue_id(), file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
                     let before = k.checked_sub(1).and_then(unit);
                     fq.note_repair(before.map_or(0, |u| u.end()));
                 }
@@ -344,7 +346,7 @@ impl ConsumeQueue {
             break;
         }
         let Some(end) = cut else { return Ok(()) };
-        tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");
+        tracing::info!(topic = %self.topic, queue = self.queue_id(), end, "truncating consume queue past commit-log end");
         queue.truncate_dirty(end)?;
         let last = (end / CQ_UNIT_SIZE as i64)
             .checked_sub(1)
@@ -383,9 +385,9 @@ impl ConsumeQueue {
 
     /// RocksDB: after dispatch wrote this queue's unit at `queue_offset` in its batch.
     #[cfg(feature = "rocksdb-cq")]
-    pub(crate) fn note_put(&self, unit: CqUnit, queue_offset: i64) {
+    pub(crate) fn note_put(&self, queue_offset: i64) {
         if let Backend::Rocks(r) = &self.backend {
-            r.note_put(queue_offset, &unit);
+            r.note_put(queue_offset);
         }
     }
 
@@ -396,7 +398,8 @@ impl ConsumeQueue {
             // RocksDB queues are written by dispatch in one batch per record
             return Err(crate::store::error::StoreError::ConsumeQueueDb(format!(
                 "{}:{}: a RocksDB consume queue takes units in dispatch batches",
-                self.topic, self.queue_id
+                self.topic,
+                self.queue_id()
             )));
         };
         if unit.end() <= self.max_physic_offset() {
@@ -408,7 +411,7 @@ impl ConsumeQueue {
             .checked_mul(CQ_UNIT_SIZE as i64)
             .filter(|_| queue_offset >= 0)
         else {
-            tracing::error!(topic = %self.topic, queue = self.queue_id, queue_offset, phy = unit.phy_offset, "queue offset out of range; unit not written");
+            tracing::error!(topic = %self.topic, queue = self.queue_id(), queue_offset, phy = unit.phy_offset, "queue offset out of range; unit not written");
             return Ok(());
         };
         let queue = &fq.files;
@@ -421,7 +424,7 @@ impl ConsumeQueue {
             return Ok(());
         }
         if expect > current {
-            tracing::error!(topic = %self.topic, queue = self.queue_id, expect, current, "[BUG] consume queue gap; writing at the current end");
+            tracing::error!(topic = %self.topic, queue = self.queue_id(), expect, current, "[BUG] consume queue gap; writing at the current end");
         }
         file.reserve(file.wrote_position() + CQ_UNIT_SIZE)?;
         file.append(&unit.encode());
@@ -433,7 +436,7 @@ impl ConsumeQueue {
     pub fn get_unit(&self, index: i64) -> Option<CqUnit> {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            return r.get_unit(&self.topic, self.queue_id, index);
+            return r.get_unit(&self.topic, self.queue_id(), index);
         }
         let off = index.checked_mul(CQ_UNIT_SIZE as i64)?;
         let f = self.files()?.find_by_offset(off)?;
@@ -446,7 +449,7 @@ impl ConsumeQueue {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
             return r
-                .units_from(&self.topic, self.queue_id, index, limit)
+                .units_from(&self.topic, self.queue_id(), index, limit)
                 .map(Units::Owned);
         }
         let _ = limit;
@@ -469,7 +472,8 @@ impl ConsumeQueue {
     pub fn correct_min_offset(&self, commit_log_min: i64) {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            r.correct_min(&self.topic, self.queue_id, commit_log_min);
+            // against the database's min offset, which cleanup sets to the commit log's
+            let _ = (commit_log_min, r.min_offset(&self.topic, r.queue_id()));
             return;
         }
         let Some(fq) = self.file_queue() else {
@@ -554,7 +558,7 @@ impl ConsumeQueue {
                 q.min_logic_offset.store(0, Ordering::Release);
             }
             #[cfg(feature = "rocksdb-cq")]
-            Backend::Rocks(r) => r.destroy(&self.topic, self.queue_id)?,
+            Backend::Rocks(r) => r.destroy(&self.topic, r.queue_id())?,
         }
         Ok(())
     }
@@ -588,7 +592,7 @@ mod tests {
 
     #[test]
     fn a_queue_fits_the_layout_its_doc_gives() {
-        assert!(std::mem::size_of::<ConsumeQueue>() <= 72);
+        assert!(std::mem::size_of::<ConsumeQueue>() <= 56);
     }
 
     fn queue_with(dir: &Path, n: i64) -> ConsumeQueue {

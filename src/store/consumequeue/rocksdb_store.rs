@@ -12,7 +12,7 @@
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use rocksdb::compaction_filter::{CompactionFilter, Decision};
@@ -89,6 +89,9 @@ pub struct RocksCqStore {
     path: PathBuf,
     /// The commit log's min offset: compactions drop units of records before it.
     min_phy_offset: Arc<AtomicI64>,
+    /// Moves on (from 1, never 0) each time `min_phy_offset` changes: a queue knows its min
+    /// offset is corrected against the current one by the generation it was corrected at.
+    min_generation: AtomicU32,
 }
 
 /// Drops units whose record lies before the commit log's min offset (the rocketmq-rocksdb
@@ -246,6 +249,7 @@ impl RocksCqStore {
             db,
             path: path.to_path_buf(),
             min_phy_offset,
+            min_generation: AtomicU32::new(1),
         };
         store.cf(CF_DEFAULT)?;
         store.cf(CF_OFFSET)?;
@@ -539,7 +543,19 @@ impl RocksCqStore {
 
     /// Sets the commit log's min offset that compactions expire units against.
     pub fn set_min_phy_offset(&self, min_phy_offset: i64) {
-        self.min_phy_offset.store(min_phy_offset, Ordering::Release);
+        if self.min_phy_offset.swap(min_phy_offset, Ordering::AcqRel) != min_phy_offset {
+            let next = |g: u32| Some(g.wrapping_add(1).max(1));
+            let _ = self
+                .min_generation
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, next);
+        }
+    }
+
+    /// The commit log's min offset as last set, and its generation (read in that order: a
+    /// change between the two reads only makes the next reader correct again).
+    pub fn min_phy_offset_and_generation(&self) -> (u32, i64) {
+        let generation = self.min_generation.load(Ordering::Acquire);
+        (generation, self.min_phy_offset.load(Ordering::Acquire))
     }
 
     /// The commit log's min offset as last set.

@@ -386,6 +386,28 @@ impl ConsumeQueueTable {
         first
     }
 
+    /// The queues that may hold units of records at or past `phy_end`, for recovery's
+    /// truncation: every one on files; on RocksDB those whose `max` key points at or past it
+    /// (read in one pass over the keys: a queue keeps no record offset in memory).
+    pub fn queues_past(&self, phy_end: i64) -> Result<Vec<Arc<ConsumeQueue>>> {
+        #[cfg(feature = "rocksdb-cq")]
+        if let Some(db) = &self.rocks {
+            let mut past = Vec::new();
+            db.for_each_max_offset(|topic, queue_id, max| {
+                if max.phy_offset >= phy_end {
+                    past.push((topic.to_string(), queue_id));
+                }
+            })
+            .map_err(super::rocks_queue::db_error)?;
+            return Ok(past
+                .into_iter()
+                .filter_map(|(t, q)| self.find(&t, q))
+                .collect());
+        }
+        let _ = phy_end;
+        Ok(self.all())
+    }
+
     /// `topic -> queueId -> next queue offset` from the queues' max offsets, LMQs' queue 0
     /// left out (their put offsets are the queues', [`Self::reset_lmq_put_offsets`]).
     pub fn offset_table(&self) -> HashMap<String, HashMap<i32, i64>> {
