@@ -168,6 +168,8 @@ fn deleted_topics_stay_deleted_and_expired_units_leave_by_compaction() {
         .unwrap()
         .count();
     assert!(files_before > 2, "{files_before} commit-log files");
+    // read (and corrected) before the deletion: the deletion must make it stale
+    assert_eq!(store.min_offset_in_queue("Old", 0), 0);
     let report = store.delete_expired_files_now(true);
     assert!(report.commit_log_files > 0, "{report:?}");
     let min0 = store.min_offset_in_queue("Old", 0);

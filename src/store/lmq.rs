@@ -11,6 +11,12 @@ use crate::store::util::find_property;
 
 /// The queue id of every `%LMQ%` queue (Java `MixAll.LMQ_QUEUE_ID`).
 pub const LMQ_QUEUE_ID: i32 = 0;
+/// Whether `topic`/`queue_id` is an LMQ's queue: queue 0 of a `%LMQ%` topic. The store keeps
+/// these apart from other queues, flat by name, with their put offsets in them.
+pub fn is_lmq_queue(topic: &str, queue_id: i32) -> bool {
+    queue_id == LMQ_QUEUE_ID && is_lmq(topic)
+}
+
 /// Separates queue names and offsets (Java `MixAll.LMQ_DISPATCH_SEPARATOR`).
 const SEPARATOR: char = ',';
 

@@ -77,8 +77,11 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
         (None, None)
     };
     let cqs = load_consume_queues(&cfg, &paths)?;
-    for cq in cqs.all() {
-        cq.recover()?;
+    if !cqs.is_rocks() {
+        // RocksDB queues are recovered by the database itself
+        for cq in cqs.all() {
+            cq.recover()?;
+        }
     }
     let inner = StoreInner {
         delay_levels: cfg.delay_levels_ms(),
@@ -188,6 +191,7 @@ fn clear_logics(inner: &StoreInner) -> Result<()> {
         index.destroy()?;
     }
     inner.commitlog.set_queue_offsets(Default::default(), 0);
+    inner.cqs.reset_lmq_put_offsets();
     Ok(())
 }
 
@@ -240,7 +244,7 @@ fn scan_commit_log(inner: &StoreInner, start_idx: usize) -> (i64, i64) {
 /// Cuts commit log, consume queues and index at `process`; where the index was cut, if it was.
 fn truncate_dirty(inner: &StoreInner, process: i64) -> Result<Option<i64>> {
     inner.commitlog.queue.truncate_dirty(process)?;
-    for cq in inner.cqs.all() {
+    for cq in inner.cqs.queues_past(process)? {
         cq.truncate_dirty_logic_files(process)?;
     }
     #[cfg(feature = "rocksdb-cq")]
@@ -275,7 +279,7 @@ fn reput_start(
         scan_start
     };
     // Queues that cut good units for damage inside them are restored from their last good unit.
-    let repair = inner.cqs.all().iter().filter_map(|q| q.repair_from()).min();
+    let repair = inner.cqs.min_repair_from();
     for off in lagging.chain(repair) {
         reput_start = reput_start.min(off);
     }
@@ -338,6 +342,7 @@ fn restore_offsets(inner: &StoreInner, process: i64, last_ts: i64) {
         0
     };
     cl.set_queue_offsets(table, last_ts.max(ckpt_ts));
+    inner.cqs.reset_lmq_put_offsets();
     cl.queue.set_flushed_where(process);
     // every record up to `process` is in the consume queues now: the next consume-queue flush
     // writes its time as logicsMsgTimestamp, even when recovery had nothing to re-dispatch

@@ -4,6 +4,7 @@
 //! broker's `minLiteTTl`; deleting a LITE parent deletes all its lite queues.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use crate::broker::processor::lite::{bind_topic, is_lite_topic, ATTR_LITE_EXPIRATION};
 use crate::broker::BrokerContext;
@@ -76,34 +77,41 @@ impl TtlScan {
         // Find every expired queue first, then delete them (Java `cleanExpiredLiteTopic` too):
         // on the RocksDB consume queue each deletion is a range delete, and a read after one
         // rebuilds the range-tombstone list, so reads and deletes taken in turns cost
-        // O(deleted²) (a million expired queues never finished).
+        // O(deleted²) (a million expired queues never finished). The walk copies the names of
+        // empty and expired queues only.
         let mut expired_queues = Vec::new();
         let mut seen_empty = HashMap::new();
-        for lmq in ctx.store.queue_topics_with_prefix(LITE_TOPIC_PREFIX) {
-            if ctx.pull_hold.is_closed() {
-                return 0; // shutting down: the next start scans again
-            }
-            let Some((parent, _)) = lite_parent_and_topic(&lmq) else {
-                continue;
-            };
-            let parent = parent.to_string();
-            let max = ctx.store.max_offset_in_queue(&lmq, 0);
-            let expired = if max <= 0 {
-                let n = self.empty.get(&lmq).copied().unwrap_or(0) + 1;
-                seen_empty.insert(lmq.clone(), n);
-                n > EMPTY_SCANS
-            } else {
-                let last = ctx.store.message_store_timestamp(&lmq, 0, max - 1);
-                let inactive = now - last;
-                let minutes = ttl.get(&parent).copied().unwrap_or(-1);
-                inactive >= ctx.config.min_lite_ttl
-                    && minutes > 0
-                    && inactive > minutes.saturating_mul(60_000)
-            };
-            if expired {
-                seen_empty.remove(&lmq);
-                expired_queues.push((lmq, parent));
-            }
+        let mut closed = false;
+        ctx.store
+            .for_each_topic_with_prefix(LITE_TOPIC_PREFIX, |lmq, max| {
+                if ctx.pull_hold.is_closed() {
+                    closed = true; // shutting down: the next start scans again
+                    return ControlFlow::Break(());
+                }
+                let Some((parent, _)) = lite_parent_and_topic(lmq) else {
+                    return ControlFlow::Continue(());
+                };
+                let expired = if max <= 0 {
+                    let n = self.empty.get(lmq).copied().unwrap_or(0) + 1;
+                    if n <= EMPTY_SCANS {
+                        seen_empty.insert(lmq.to_string(), n);
+                    }
+                    n > EMPTY_SCANS
+                } else {
+                    let last = ctx.store.message_store_timestamp(lmq, 0, max - 1);
+                    let inactive = now - last;
+                    let minutes = ttl.get(parent).copied().unwrap_or(-1);
+                    inactive >= ctx.config.min_lite_ttl
+                        && minutes > 0
+                        && inactive > minutes.saturating_mul(60_000)
+                };
+                if expired {
+                    expired_queues.push((lmq.to_string(), parent.to_string()));
+                }
+                ControlFlow::Continue(())
+            });
+        if closed {
+            return 0;
         }
         self.empty = seen_empty;
         let mut deleted = 0;

@@ -623,6 +623,11 @@ pub fn get_parent_topic_info(
     let topic = request.ext("topic").unwrap_or_default().to_string();
     let tc = lite_parent(ctx, &topic)?;
     let prefix = format!("{}{topic}$", crate::common::topic::LITE_TOPIC_PREFIX);
+    let mut lite_topics = 0;
+    ctx.store.for_each_topic_with_prefix(&prefix, |_, _| {
+        lite_topics += 1;
+        std::ops::ControlFlow::Continue(())
+    });
     body_answer(
         request,
         &serde_json::json!({
@@ -630,7 +635,7 @@ pub fn get_parent_topic_info(
             "ttl": expiration(&tc),
             "groups": groups_by_parent(ctx).remove(&topic),
             "lmqNum": ctx.store.lmq_count(),
-            "liteTopicCount": ctx.store.queue_topics_with_prefix(&prefix).len(),
+            "liteTopicCount": lite_topics,
         }),
     )
 }

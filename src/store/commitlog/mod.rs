@@ -17,6 +17,7 @@ use bytes::Bytes;
 use parking_lot::Mutex;
 
 use crate::store::config::MessageStoreConfig;
+use crate::store::consumequeue::ConsumeQueueTable;
 use crate::store::error::Result;
 use crate::store::lmq;
 use crate::store::mapped_file::{MappedFile, MappedFileQueue};
@@ -27,6 +28,15 @@ use crate::store::message::{
 use crate::store::service::{FailureLatch, IdleWaker};
 use crate::store::util::now_ms;
 use record::{PatchPoints, RecordHeader, END_FILE_MIN_BLANK_LENGTH};
+
+/// Where a put goes, and the table holding the LMQs' put offsets.
+struct Target<'a> {
+    topic: &'a str,
+    queue_id: i32,
+    sys_flag: i32,
+    store_host: &'a std::net::SocketAddr,
+    cqs: &'a ConsumeQueueTable,
+}
 
 /// An LMQ message whose record the put lock encodes again with its LMQ offsets.
 struct LmqEncode<'a> {
@@ -43,9 +53,10 @@ const HELP_MARGIN: usize = 1024 * 1024;
 /// ... and then this far ahead of the wrote position.
 const HELP_AHEAD: usize = 4 * 1024 * 1024;
 
-/// State serialised by the put lock.
+/// State serialised by the put lock, with the LMQs' put offsets: those live in their queues
+/// (`ConsumeQueueTable::lmq_put_offset`), so a million lite queues add no entry here.
 struct PutState {
-    /// `topic -> queueId -> next queue offset` (Java topicQueueTable).
+    /// `topic -> queueId -> next queue offset` (Java topicQueueTable), LMQs' queue 0 left out.
     queue_offsets: HashMap<String, HashMap<i32, i64>>,
     current: Option<Arc<MappedFile>>,
     last_store_ts: i64,
@@ -182,7 +193,8 @@ impl CommitLog {
         self.poison_cause.lock().as_ref().map(|(_, e)| e.clone())
     }
 
-    /// Replaces the queue offset table (after recovery) and the last store timestamp.
+    /// Replaces the queue offset table (after recovery; LMQs' queue 0 excepted, see
+    /// [`PutState`]) and the last store timestamp.
     pub fn set_queue_offsets(&self, table: HashMap<String, HashMap<i32, i64>>, last_ts: i64) {
         let mut st = self.put.lock();
         st.queue_offsets = table;
@@ -268,8 +280,8 @@ impl CommitLog {
         self.auto_v2 && topic.len() > 127
     }
 
-    /// Appends one message.
-    pub(crate) fn put_message(&self, m: &MessageInput) -> Appended {
+    /// Appends one message; `cqs` holds the LMQs' put offsets.
+    pub(crate) fn put_message(&self, m: &MessageInput, cqs: &ConsumeQueueTable) -> Appended {
         if let Some(st) = self.check_single(m) {
             return Appended::fail(st);
         }
@@ -312,15 +324,14 @@ impl CommitLog {
                 .then(|| lmq::dispatch_names(&m.topic, m.properties.as_bytes()))
                 .flatten()
                 .map(|names| LmqEncode { m, names, v2 });
-            self.append_encoded(
-                &m.topic,
-                m.queue_id,
-                m.sys_flag,
-                &m.store_host,
-                buf,
-                pps,
-                lmq.as_ref(),
-            )
+            let to = Target {
+                topic: &m.topic,
+                queue_id: m.queue_id,
+                sys_flag: m.sys_flag,
+                store_host: &m.store_host,
+                cqs,
+            };
+            self.append_encoded(&to, buf, pps, lmq.as_ref())
         })
     }
 
@@ -329,19 +340,13 @@ impl CommitLog {
     /// the queues whose counters move on once the record is appended.
     fn encode_lmq(
         &self,
-        st: &PutState,
+        cqs: &ConsumeQueueTable,
         l: &LmqEncode<'_>,
         buf: &mut Vec<u8>,
         pps: &mut Vec<PatchPoints>,
     ) -> Result<Vec<String>, PutMessageStatus> {
         let m = l.m;
-        let put = lmq::assign_offsets(&m.properties, l.names, |name| {
-            st.queue_offsets
-                .get(name)
-                .and_then(|q| q.get(&lmq::LMQ_QUEUE_ID))
-                .copied()
-                .unwrap_or(0)
-        });
+        let put = lmq::assign_offsets(&m.properties, l.names, |name| cqs.lmq_put_offset(name));
         if put.properties.len() > i16::MAX as usize {
             return Err(PutMessageStatus::PROPERTIES_SIZE_EXCEEDED);
         }
@@ -376,7 +381,7 @@ impl CommitLog {
 
     /// Appends a classic batch: one record per inner message, contiguous, consecutive queue
     /// offsets.
-    pub(crate) fn put_messages(&self, b: &MessageBatchInput) -> Appended {
+    pub(crate) fn put_messages(&self, b: &MessageBatchInput, cqs: &ConsumeQueueTable) -> Appended {
         if b.topic.is_empty() || b.topic.len() > self.max_topic_len {
             return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
         }
@@ -430,27 +435,22 @@ impl CommitLog {
             if buf.len() + END_FILE_MIN_BLANK_LENGTH > self.file_size {
                 return Appended::fail(PutMessageStatus::MESSAGE_ILLEGAL);
             }
-            self.append_encoded(
-                &b.topic,
-                b.queue_id,
-                b.sys_flag,
-                &b.store_host,
-                buf,
-                pps,
-                None,
-            )
+            let to = Target {
+                topic: &b.topic,
+                queue_id: b.queue_id,
+                sys_flag: b.sys_flag,
+                store_host: &b.store_host,
+                cqs,
+            };
+            self.append_encoded(&to, buf, pps, None)
         })
     }
 
     /// The critical section: reserve space, assign offsets and timestamp, copy. An LMQ message
     /// (`lmq`) is encoded again under the lock, with its LMQ offsets.
-    #[allow(clippy::too_many_arguments)]
     fn append_encoded(
         &self,
-        topic: &str,
-        queue_id: i32,
-        sys_flag: i32,
-        store_host: &std::net::SocketAddr,
+        to: &Target<'_>,
         buf: &mut Vec<u8>,
         pps: &mut Vec<PatchPoints>,
         lmq: Option<&LmqEncode<'_>>,
@@ -467,7 +467,7 @@ impl CommitLog {
         let st = &mut *guard;
         let now = now_ms();
         self.lock_since.store(now, Ordering::Relaxed);
-        let advance = match lmq.map(|l| self.encode_lmq(st, l, buf, pps)) {
+        let advance = match lmq.map(|l| self.encode_lmq(to.cqs, l, buf, pps)) {
             Some(Err(status)) => {
                 self.lock_since.store(0, Ordering::Relaxed);
                 return Appended::fail(status);
@@ -479,16 +479,12 @@ impl CommitLog {
         let result = if total + END_FILE_MIN_BLANK_LENGTH > self.file_size {
             Err(PutMessageStatus::MESSAGE_ILLEGAL)
         } else {
-            self.append_locked(st, now, topic, queue_id, sys_flag, buf, pps)
+            self.append_locked(st, now, to, buf, pps)
         };
         if result.is_ok() {
             // Java `LmqDispatch.updateLmqOffsets`: each named LMQ moves on by one
             for name in advance {
-                *st.queue_offsets
-                    .entry(name)
-                    .or_default()
-                    .entry(lmq::LMQ_QUEUE_ID)
-                    .or_insert(0) += 1;
+                to.cqs.advance_lmq_put_offset(&name);
             }
         }
         self.lock_since.store(0, Ordering::Relaxed);
@@ -514,11 +510,11 @@ impl CommitLog {
             Err(status) => return Appended::fail(status),
         };
         let msg_id = if pps.len() == 1 {
-            offset_msg_id(store_host, base_phys)
+            offset_msg_id(to.store_host, base_phys)
         } else {
             let ids: Vec<String> = pps
                 .iter()
-                .map(|pp| offset_msg_id(store_host, base_phys + pp.start as i64))
+                .map(|pp| offset_msg_id(to.store_host, base_phys + pp.start as i64))
                 .collect();
             ids.join(",")
         };
@@ -539,17 +535,15 @@ impl CommitLog {
 
     /// Under the put lock: reserve space, assign offsets and store time, copy. Returns
     /// (first physical offset, store timestamp, first queue offset).
-    #[allow(clippy::too_many_arguments)]
     fn append_locked(
         &self,
         st: &mut PutState,
         now: i64,
-        topic: &str,
-        queue_id: i32,
-        sys_flag: i32,
+        to: &Target<'_>,
         buf: &mut [u8],
         pps: &[PatchPoints],
     ) -> Result<(i64, i64, i64), PutMessageStatus> {
+        let (topic, queue_id) = (to.topic, to.queue_id);
         let total = buf.len();
         if let Err(e) = self.writable_file(st, total) {
             // once per streak: every put meets it while the disk refuses
@@ -573,17 +567,22 @@ impl CommitLog {
             return Err(PutMessageStatus::CREATE_MAPPED_FILE_FAILED);
         };
         let store_ts = now.max(*last_store_ts);
-        let tran = sys_flag & sysflag::TRANSACTION_MASK;
+        let tran = to.sys_flag & sysflag::TRANSACTION_MASK;
         let counts =
             tran == sysflag::TRANSACTION_NOT_TYPE || tran == sysflag::TRANSACTION_COMMIT_TYPE;
-        let slot = if counts {
+        let lmq_queue = lmq::is_lmq_queue(topic, queue_id);
+        let slot = if counts && !lmq_queue {
             queue_offsets
                 .get_mut(topic)
                 .and_then(|q| q.get_mut(&queue_id))
         } else {
             None
         };
-        let base_qo = slot.as_deref().copied().unwrap_or(0);
+        let base_qo = match slot.as_deref() {
+            Some(n) => *n,
+            None if counts && lmq_queue => to.cqs.lmq_put_offset(topic),
+            None => 0,
+        };
         let base_phys = file.from_offset() + file.wrote_position() as i64;
         for (i, pp) in pps.iter().enumerate() {
             let qo = if counts { base_qo + i as i64 } else { 0 };
@@ -607,6 +606,7 @@ impl CommitLog {
             let next = base_qo + pps.len() as i64;
             match slot {
                 Some(n) => *n = next,
+                None if lmq_queue => to.cqs.set_lmq_put_offset(topic, next),
                 // First message of this queue since start.
                 None => {
                     queue_offsets

@@ -2,6 +2,7 @@
 //! no header, unit k at queue byte k*20 (store-format.md §4). One writer at a time: whoever holds
 //! `dispatch_lock` (the dispatch thread, or a put dispatching what it appended).
 
+mod lmq_queues;
 #[cfg(feature = "rocksdb-cq")]
 pub(crate) mod rocks_queue;
 pub mod rocksdb_codec;
@@ -94,10 +95,24 @@ fn any_valid_unit(f: &MappedFile, pos: usize) -> bool {
 enum Backend {
     /// `consumequeue/<topic>/<queueId>/` files (`storeType=default`); boxed so that a RocksDB
     /// queue (a million lite topics) does not carry the file queue's size.
-    Files(Box<MappedFileQueue>),
+    Files(Box<FileQueue>),
     /// Keys in the store's RocksDB (`storeType=defaultRocksDB`).
     #[cfg(feature = "rocksdb-cq")]
     Rocks(rocks_queue::RocksQueue),
+}
+
+/// The state of a file-backed queue.
+struct FileQueue {
+    files: MappedFileQueue,
+    queue_id: i32,
+    /// `phyOffset + size` of the last unit (-1 if empty).
+    max_physic_offset: AtomicI64,
+    /// Queue byte offset of the first unit (Java `minLogicOffset`).
+    min_logic_offset: AtomicI64,
+    /// Set by recovery when damage inside the queue (an invalid unit or one past the commit-log
+    /// end, followed by valid units) made it cut good units: the commit-log offset from which
+    /// re-dispatch restores them (-1 = none).
+    repair_from: AtomicI64,
 }
 
 /// The units from a queue offset on, as [`ConsumeQueue::units_from`] finds them.
@@ -119,18 +134,20 @@ impl Units {
 }
 
 /// A consume queue.
+///
+/// Layout, 56 bytes (72 with its `Arc`'s counts, in mimalloc's 80-byte class; 8 bytes more
+/// would take it to the 96-byte one): the name (16, its bytes in their own allocation), the put
+/// offset of an LMQ (8, see the flat LMQ set in [`table`]) and the backend (32: a RocksDB
+/// queue's offsets and queue id inline, with the database handle as the enum's niche; a file
+/// queue boxed, its queue id in the box). A lite queue on RocksDB is this, its name and its slot
+/// in the flat set: everything a million of them multiply.
 pub struct ConsumeQueue {
-    topic: String,
-    queue_id: i32,
+    topic: Box<str>,
+    /// `%LMQ%` queue 0 only: the next queue offset the put assigns (Java's LMQ topic-queue
+    /// table entry), written under the commit log's put lock. Other queues keep theirs in the
+    /// commit log's own table.
+    put_offset: AtomicI64,
     backend: Backend,
-    max_physic_offset: AtomicI64,
-    min_logic_offset: AtomicI64,
-    /// STORETIMESTAMP of the last unit appended.
-    last_store_ts: AtomicI64,
-    /// Set by recovery when damage inside the queue (an invalid unit or one past the commit-log
-    /// end, followed by valid units) made it cut good units: the commit-log offset from which
-    /// re-dispatch restores them (-1 = none).
-    repair_from: AtomicI64,
 }
 
 impl ConsumeQueue {
@@ -149,11 +166,14 @@ impl ConsumeQueue {
     }
 
     fn with_queue(topic: &str, queue_id: i32, queue: MappedFileQueue) -> Self {
-        Self::with_backend(
-            topic,
+        let files = FileQueue {
+            files: queue.without_readahead().sparse_files(),
             queue_id,
-            Backend::Files(Box::new(queue.without_readahead().sparse_files())),
-        )
+            max_physic_offset: AtomicI64::new(-1),
+            min_logic_offset: AtomicI64::new(0),
+            repair_from: AtomicI64::new(-1),
+        };
+        Self::with_backend(topic, Backend::Files(Box::new(files)))
     }
 
     /// A queue of the RocksDB consume queue; `max` is its `max` key as loaded (None: no units).
@@ -164,29 +184,20 @@ impl ConsumeQueue {
         db: Arc<rocksdb_store::RocksCqStore>,
         max: Option<rocksdb_codec::PhyAndCqOffset>,
     ) -> Self {
-        let q = rocks_queue::RocksQueue::new(db, max);
-        let last = q.last_phy();
-        let cq = Self::with_backend(topic, queue_id, Backend::Rocks(q));
-        // a lower bound of the last record's end: re-dispatch filters on it, the queue offset
-        // check in `put_unit` does the rest
-        cq.max_physic_offset.store(last, Ordering::Release);
-        cq
+        let q = rocks_queue::RocksQueue::new(db, queue_id, max);
+        Self::with_backend(topic, Backend::Rocks(q))
     }
 
-    fn with_backend(topic: &str, queue_id: i32, backend: Backend) -> Self {
+    fn with_backend(topic: &str, backend: Backend) -> Self {
         ConsumeQueue {
-            topic: topic.to_string(),
-            queue_id,
+            topic: topic.into(),
+            put_offset: AtomicI64::new(0),
             backend,
-            max_physic_offset: AtomicI64::new(-1),
-            min_logic_offset: AtomicI64::new(0),
-            last_store_ts: AtomicI64::new(0),
-            repair_from: AtomicI64::new(-1),
         }
     }
 
-    /// The files of a `storeType=default` queue (None for a RocksDB one).
-    fn files(&self) -> Option<&MappedFileQueue> {
+    /// The state of a `storeType=default` queue (None for a RocksDB one).
+    fn file_queue(&self) -> Option<&FileQueue> {
         match &self.backend {
             Backend::Files(q) => Some(q),
             #[cfg(feature = "rocksdb-cq")]
@@ -194,23 +205,44 @@ impl ConsumeQueue {
         }
     }
 
+    /// The files of a `storeType=default` queue (None for a RocksDB one).
+    fn files(&self) -> Option<&MappedFileQueue> {
+        self.file_queue().map(|f| &f.files)
+    }
+
+    /// An LMQ's next put offset (see [`ConsumeQueue::put_offset`]'s field).
+    pub(crate) fn put_offset(&self) -> i64 {
+        self.put_offset.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_put_offset(&self, next: i64) {
+        self.put_offset.store(next, Ordering::Release);
+    }
+
     pub fn topic(&self) -> &str {
         &self.topic
     }
     pub fn queue_id(&self) -> i32 {
-        self.queue_id
+        match &self.backend {
+            Backend::Files(q) => q.queue_id,
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(r) => r.queue_id(),
+        }
     }
-    /// `phyOffset + size` of the last unit (-1 if empty).
+    /// `phyOffset + size` of the last unit (-1 if empty). RocksDB: -1, not kept in memory:
+    /// re-dispatch's filter on it lets every record through, and dispatch's queue-offset check
+    /// skips those the queue holds.
     pub fn max_physic_offset(&self) -> i64 {
-        self.max_physic_offset.load(Ordering::Acquire)
-    }
-    pub fn last_store_timestamp(&self) -> i64 {
-        self.last_store_ts.load(Ordering::Acquire)
+        match &self.backend {
+            Backend::Files(q) => q.max_physic_offset.load(Ordering::Acquire),
+            #[cfg(feature = "rocksdb-cq")]
+            Backend::Rocks(_) => -1,
+        }
     }
     /// Next queue offset (number of units including fillers).
     pub fn max_offset_in_queue(&self) -> i64 {
         match &self.backend {
-            Backend::Files(q) => q.max_offset() / CQ_UNIT_SIZE as i64,
+            Backend::Files(q) => q.files.max_offset() / CQ_UNIT_SIZE as i64,
             #[cfg(feature = "rocksdb-cq")]
             Backend::Rocks(r) => r.next(),
         }
@@ -218,19 +250,21 @@ impl ConsumeQueue {
     pub fn min_offset_in_queue(&self) -> i64 {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            let cl_min = r.db.min_phy_offset();
-            return r.min_offset(&self.topic, self.queue_id, cl_min);
+            return r.min_offset(&self.topic, r.queue_id());
         }
-        self.min_logic_offset.load(Ordering::Acquire) / CQ_UNIT_SIZE as i64
+        self.file_queue()
+            .map_or(0, |q| q.min_logic_offset.load(Ordering::Acquire))
+            / CQ_UNIT_SIZE as i64
     }
 
     /// Recovery (§4.2): scans from the third-from-last file to the first invalid unit, sets
     /// positions there and deletes later files. Valid units after that one mean damage inside
     /// the queue, not its end: Java drops them; rmqd notes where re-dispatch must restore them.
     pub fn recover(&self) -> Result<()> {
-        let Some(queue) = self.files() else {
+        let Some(fq) = self.file_queue() else {
             return Ok(()); // RocksDB: recovered by the database itself
         };
+        let queue = &fq.files;
         let files = queue.files();
         if files.is_empty() {
             return Ok(());
@@ -247,8 +281,8 @@ impl ConsumeQueue {
                     if any_valid_unit(f, pos + CQ_UNIT_SIZE)
                         || later.iter().any(|g| any_valid_unit(g, 0))
                     {
-                        tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
-                        self.note_repair(max_phy);
+                        tracing::warn!(topic = %self.topic, queue = self.queue_id(), file = %f.path().display(), pos, "invalid consume-queue unit followed by valid ones; they are rebuilt from the commit log");
+                        fq.note_repair(max_phy);
                     }
                     break 'files;
                 }
@@ -263,22 +297,14 @@ impl ConsumeQueue {
             }
         }
         queue.truncate_dirty(end)?;
-        self.max_physic_offset.store(max_phy, Ordering::Release);
+        fq.max_physic_offset.store(max_phy, Ordering::Release);
         Ok(())
     }
 
     /// Where re-dispatch must start to restore units recovery cut for damage (None if none).
     pub fn repair_from(&self) -> Option<i64> {
-        let v = self.repair_from.load(Ordering::Acquire);
+        let v = self.file_queue()?.repair_from.load(Ordering::Acquire);
         (v >= 0).then_some(v)
-    }
-
-    fn note_repair(&self, from: i64) {
-        let from = from.max(0);
-        let old = self.repair_from.load(Ordering::Acquire);
-        if old < 0 || from < old {
-            self.repair_from.store(from, Ordering::Release);
-        }
     }
 
     /// Truncates units from the first one whose phyOffset >= `phy_end` (after commit-log
@@ -289,15 +315,13 @@ impl ConsumeQueue {
     pub fn truncate_dirty_logic_files(&self, phy_end: i64) -> Result<()> {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            if r.truncate(&self.topic, self.queue_id, phy_end)? {
-                self.max_physic_offset
-                    .store(r.last_phy(), Ordering::Release);
-            }
+            r.truncate(&self.topic, self.queue_id(), phy_end)?;
             return Ok(());
         }
-        let Some(queue) = self.files() else {
+        let Some(fq) = self.file_queue() else {
             return Ok(());
         };
+        let queue = &fq.files;
         let files = queue.files();
         let past = |u: &CqUnit| *u != FILLER && u.phy_offset >= phy_end;
         let mut cut = None;
@@ -314,15 +338,15 @@ impl ConsumeQueue {
             if let Some(k) = (1..n).find(|&k| unit(k).is_some_and(|u| past(&u))) {
                 cut = Some(f.from_offset() + (k * CQ_UNIT_SIZE) as i64);
                 if (k + 1..n).any(|j| unit(j).is_some_and(|u| u.is_valid() && !past(&u))) {
-                    tracing::warn!(topic = %self.topic, queue = self.queue_id, file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
+                    tracing::warn!(topic = %self.topic, queue = self.queue_id(), file = %f.path().display(), pos = k * CQ_UNIT_SIZE, "consume-queue unit points past the commit-log end amid valid units; rebuilding from there");
                     let before = k.checked_sub(1).and_then(unit);
-                    self.note_repair(before.map_or(0, |u| u.end()));
+                    fq.note_repair(before.map_or(0, |u| u.end()));
                 }
             }
             break;
         }
         let Some(end) = cut else { return Ok(()) };
-        tracing::info!(topic = %self.topic, queue = self.queue_id, end, "truncating consume queue past commit-log end");
+        tracing::info!(topic = %self.topic, queue = self.queue_id(), end, "truncating consume queue past commit-log end");
         queue.truncate_dirty(end)?;
         let last = (end / CQ_UNIT_SIZE as i64)
             .checked_sub(1)
@@ -331,9 +355,9 @@ impl ConsumeQueue {
             Some(u) if u != FILLER => u.end(),
             _ => -1,
         };
-        self.max_physic_offset.store(max_phy, Ordering::Release);
+        fq.max_physic_offset.store(max_phy, Ordering::Release);
         if queue.is_empty() {
-            self.min_logic_offset.store(0, Ordering::Release);
+            fq.min_logic_offset.store(0, Ordering::Release);
         }
         Ok(())
     }
@@ -361,22 +385,21 @@ impl ConsumeQueue {
 
     /// RocksDB: after dispatch wrote this queue's unit at `queue_offset` in its batch.
     #[cfg(feature = "rocksdb-cq")]
-    pub(crate) fn note_put(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) {
+    pub(crate) fn note_put(&self, queue_offset: i64) {
         if let Backend::Rocks(r) = &self.backend {
-            r.note_put(queue_offset, &unit);
-            self.max_physic_offset.store(unit.end(), Ordering::Release);
-            self.last_store_ts.store(store_ts, Ordering::Release);
+            r.note_put(queue_offset);
         }
     }
 
     /// Appends a unit for `queue_offset` (Java `putMessagePositionInfo`): repeats and units already
     /// covered by `maxPhysicOffset` are skipped; a gap is logged and written at the current end.
-    pub fn put_unit(&self, unit: CqUnit, queue_offset: i64, store_ts: i64) -> Result<()> {
-        let Some(queue) = self.files() else {
+    pub fn put_unit(&self, unit: CqUnit, queue_offset: i64) -> Result<()> {
+        let Some(fq) = self.file_queue() else {
             // RocksDB queues are written by dispatch in one batch per record
             return Err(crate::store::error::StoreError::ConsumeQueueDb(format!(
                 "{}:{}: a RocksDB consume queue takes units in dispatch batches",
-                self.topic, self.queue_id
+                self.topic,
+                self.queue_id()
             )));
         };
         if unit.end() <= self.max_physic_offset() {
@@ -388,11 +411,12 @@ impl ConsumeQueue {
             .checked_mul(CQ_UNIT_SIZE as i64)
             .filter(|_| queue_offset >= 0)
         else {
-            tracing::error!(topic = %self.topic, queue = self.queue_id, queue_offset, phy = unit.phy_offset, "queue offset out of range; unit not written");
+            tracing::error!(topic = %self.topic, queue = self.queue_id(), queue_offset, phy = unit.phy_offset, "queue offset out of range; unit not written");
             return Ok(());
         };
+        let queue = &fq.files;
         if queue.is_empty() && expect > 0 {
-            self.fill_pre_blank(queue, expect)?;
+            fill_pre_blank(fq, expect)?;
         }
         let file = queue.last_file_or_create(expect)?;
         let current = file.from_offset() + file.wrote_position() as i64;
@@ -400,23 +424,11 @@ impl ConsumeQueue {
             return Ok(());
         }
         if expect > current {
-            tracing::error!(topic = %self.topic, queue = self.queue_id, expect, current, "[BUG] consume queue gap; writing at the current end");
+            tracing::error!(topic = %self.topic, queue = self.queue_id(), expect, current, "[BUG] consume queue gap; writing at the current end");
         }
         file.reserve(file.wrote_position() + CQ_UNIT_SIZE)?;
         file.append(&unit.encode());
-        self.max_physic_offset.store(unit.end(), Ordering::Release);
-        self.last_store_ts.store(store_ts, Ordering::Release);
-        Ok(())
-    }
-
-    fn fill_pre_blank(&self, queue: &MappedFileQueue, expect: i64) -> Result<()> {
-        let file = queue.last_file_or_create(expect)?;
-        file.reserve(((expect - file.from_offset()).max(0) as usize).min(file.size()))?;
-        let filler = FILLER.encode();
-        while file.from_offset() + (file.wrote_position() as i64) < expect {
-            file.append(&filler);
-        }
-        self.min_logic_offset.store(expect, Ordering::Release);
+        fq.max_physic_offset.store(unit.end(), Ordering::Release);
         Ok(())
     }
 
@@ -424,7 +436,7 @@ impl ConsumeQueue {
     pub fn get_unit(&self, index: i64) -> Option<CqUnit> {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            return r.get_unit(&self.topic, self.queue_id, index);
+            return r.get_unit(&self.topic, self.queue_id(), index);
         }
         let off = index.checked_mul(CQ_UNIT_SIZE as i64)?;
         let f = self.files()?.find_by_offset(off)?;
@@ -437,7 +449,7 @@ impl ConsumeQueue {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
             return r
-                .units_from(&self.topic, self.queue_id, index, limit)
+                .units_from(&self.topic, self.queue_id(), index, limit)
                 .map(Units::Owned);
         }
         let _ = limit;
@@ -460,19 +472,21 @@ impl ConsumeQueue {
     pub fn correct_min_offset(&self, commit_log_min: i64) {
         #[cfg(feature = "rocksdb-cq")]
         if let Backend::Rocks(r) = &self.backend {
-            r.correct_min(&self.topic, self.queue_id, commit_log_min);
+            // against the database's min offset, which cleanup sets to the commit log's
+            let _ = (commit_log_min, r.min_offset(&self.topic, r.queue_id()));
             return;
         }
-        let Some(queue) = self.files() else {
+        let Some(fq) = self.file_queue() else {
             return;
         };
+        let queue = &fq.files;
         let max = self.max_offset_in_queue();
         let min_now = self.min_offset_in_queue();
         let Some(last) = max.checked_sub(1).and_then(|i| self.get_unit(i)) else {
             return;
         };
         if last.phy_offset < commit_log_min {
-            self.min_logic_offset
+            fq.min_logic_offset
                 .store(max * CQ_UNIT_SIZE as i64, Ordering::Release);
             return;
         }
@@ -498,7 +512,7 @@ impl ConsumeQueue {
             }
         }
         let new_min = first.from_offset() + (lo * CQ_UNIT_SIZE) as i64;
-        self.min_logic_offset.store(new_min, Ordering::Release);
+        fq.min_logic_offset.store(new_min, Ordering::Release);
     }
 
     /// Deletes files (never the last) whose last unit points below `commit_log_min`.
@@ -538,19 +552,48 @@ impl ConsumeQueue {
     /// Deletes all files (RocksDB: all keys) of the queue.
     pub fn destroy(&self) -> Result<()> {
         match &self.backend {
-            Backend::Files(q) => q.destroy()?,
+            Backend::Files(q) => {
+                q.files.destroy()?;
+                q.max_physic_offset.store(-1, Ordering::Release);
+                q.min_logic_offset.store(0, Ordering::Release);
+            }
             #[cfg(feature = "rocksdb-cq")]
-            Backend::Rocks(r) => r.destroy(&self.topic, self.queue_id)?,
+            Backend::Rocks(r) => r.destroy(&self.topic, r.queue_id())?,
         }
-        self.max_physic_offset.store(-1, Ordering::Release);
-        self.min_logic_offset.store(0, Ordering::Release);
         Ok(())
     }
+}
+
+impl FileQueue {
+    fn note_repair(&self, from: i64) {
+        let from = from.max(0);
+        let old = self.repair_from.load(Ordering::Acquire);
+        if old < 0 || from < old {
+            self.repair_from.store(from, Ordering::Release);
+        }
+    }
+}
+
+/// Writes fillers up to queue byte `expect` into an empty queue whose first unit starts there.
+fn fill_pre_blank(fq: &FileQueue, expect: i64) -> Result<()> {
+    let file = fq.files.last_file_or_create(expect)?;
+    file.reserve(((expect - file.from_offset()).max(0) as usize).min(file.size()))?;
+    let filler = FILLER.encode();
+    while file.from_offset() + (file.wrote_position() as i64) < expect {
+        file.append(&filler);
+    }
+    fq.min_logic_offset.store(expect, Ordering::Release);
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_queue_fits_the_layout_its_doc_gives() {
+        assert!(std::mem::size_of::<ConsumeQueue>() <= 56);
+    }
 
     fn queue_with(dir: &Path, n: i64) -> ConsumeQueue {
         let q = ConsumeQueue::new("T", 0, dir, 20 * 100);
@@ -560,7 +603,7 @@ mod tests {
                 size: 100,
                 tags_code: 0,
             };
-            q.put_unit(u, i, 1).unwrap();
+            q.put_unit(u, i).unwrap();
         }
         q.flush(0).unwrap();
         q
@@ -653,7 +696,7 @@ mod tests {
                 size: 100,
                 tags_code: 0,
             };
-            q.put_unit(u, bad, 1).unwrap();
+            q.put_unit(u, bad).unwrap();
         }
         assert_eq!(q.max_offset_in_queue(), 0);
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
@@ -668,7 +711,7 @@ mod tests {
             size: 100,
             tags_code: 0,
         };
-        q.put_unit(u, 9_000, 1).unwrap();
+        q.put_unit(u, 9_000).unwrap();
         assert_eq!(
             (q.min_offset_in_queue(), q.max_offset_in_queue()),
             (9_000, 9_001)

@@ -7,7 +7,7 @@
 //! `putMessagePosition`), never at "the current end". Re-dispatch of a record the queue already
 //! holds (offset below `next`) writes nothing, so a queue's `max` key never moves back.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use super::rocksdb_codec::{CqValue, PhyAndCqOffset};
@@ -16,19 +16,21 @@ use super::rocksdb_table::search_by_phy;
 use super::CqUnit;
 use crate::store::error::{Result, StoreError};
 
-/// The in-memory state of one RocksDB-backed queue.
+/// The in-memory state of one RocksDB-backed queue, 32 bytes (the database handle is the
+/// niche that keeps the consume queue's backend enum this size). Where the last unit's record
+/// starts is not kept: only recovery's truncation needs it, and reads it from the `max` key.
 pub(crate) struct RocksQueue {
     pub(crate) db: Arc<RocksCqStore>,
     /// Next queue offset to write: the `max` key's cq offset + 1 (0 without units).
     next: AtomicI64,
-    /// Record start of the last unit (-1 without units): truncation after commit-log recovery
-    /// looks only at queues whose last unit starts past the new end.
-    last_phy: AtomicI64,
-    /// First queue offset, as corrected against commit-log min offset `min_checked`.
+    /// First queue offset, as corrected against the commit-log min offset of generation
+    /// `min_checked`.
     min: AtomicI64,
-    /// The commit-log min offset `min` was corrected against (-1: never; corrected lazily, as
-    /// Java's `getMinCqOffset` does, so a cleanup pass costs nothing per queue).
-    min_checked: AtomicI64,
+    queue_id: i32,
+    /// The generation of the commit log's min offset (`RocksCqStore::min_generation`) `min` was
+    /// corrected at (0: never; corrected lazily, as Java's `getMinCqOffset` does, so a cleanup
+    /// pass costs nothing per queue).
+    min_checked: AtomicU32,
 }
 
 pub(crate) fn db_error(e: super::rocksdb_store::RocksCqError) -> StoreError {
@@ -37,23 +39,22 @@ pub(crate) fn db_error(e: super::rocksdb_store::RocksCqError) -> StoreError {
 
 impl RocksQueue {
     /// A queue whose `max` key was loaded at start (`None`: a queue without units yet).
-    pub(crate) fn new(db: Arc<RocksCqStore>, max: Option<PhyAndCqOffset>) -> Self {
-        let (next, last_phy) = max.map_or((0, -1), |m| (m.cq_offset + 1, m.phy_offset));
+    pub(crate) fn new(db: Arc<RocksCqStore>, queue_id: i32, max: Option<PhyAndCqOffset>) -> Self {
         RocksQueue {
             db,
-            next: AtomicI64::new(next),
-            last_phy: AtomicI64::new(last_phy),
+            next: AtomicI64::new(max.map_or(0, |m| m.cq_offset + 1)),
             min: AtomicI64::new(0),
-            min_checked: AtomicI64::new(-1),
+            queue_id,
+            min_checked: AtomicU32::new(0),
         }
+    }
+
+    pub(crate) fn queue_id(&self) -> i32 {
+        self.queue_id
     }
 
     pub(crate) fn next(&self) -> i64 {
         self.next.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn last_phy(&self) -> i64 {
-        self.last_phy.load(Ordering::Acquire)
     }
 
     /// Whether a unit at `queue_offset` is new to this queue (dispatch writes only those).
@@ -62,30 +63,32 @@ impl RocksQueue {
     }
 
     /// After a batch holding this queue's unit at `queue_offset` was written.
-    pub(crate) fn note_put(&self, queue_offset: i64, unit: &CqUnit) {
+    pub(crate) fn note_put(&self, queue_offset: i64) {
         if self.next() == 0 && queue_offset > 0 {
             // a queue that starts past 0 (Java writes no fillers in RocksDB)
             self.min.store(queue_offset, Ordering::Release);
         }
         self.next.store(queue_offset + 1, Ordering::Release);
-        self.last_phy.store(unit.phy_offset, Ordering::Release);
     }
 
-    /// First queue offset whose record is still in the commit log starting at `cl_min`.
-    pub(crate) fn min_offset(&self, topic: &str, queue_id: i32, cl_min: i64) -> i64 {
-        if self.min_checked.load(Ordering::Acquire) >= cl_min.max(0) {
+    /// First queue offset whose record is still in the commit log (from its min offset as
+    /// the database last had it).
+    pub(crate) fn min_offset(&self, topic: &str, queue_id: i32) -> i64 {
+        let (generation, cl_min) = self.db.min_phy_offset_and_generation();
+        if self.min_checked.load(Ordering::Acquire) == generation {
             return self.min.load(Ordering::Acquire);
         }
-        self.correct_min(topic, queue_id, cl_min);
+        self.correct_min(topic, queue_id, cl_min, generation);
         self.min.load(Ordering::Acquire)
     }
 
-    /// Java `getMinCqOffset`: reads (and lazily stores) the queue's `min` key.
-    pub(crate) fn correct_min(&self, topic: &str, queue_id: i32, cl_min: i64) {
+    /// Java `getMinCqOffset`: reads (and lazily stores) the queue's `min` key, for commit-log
+    /// min offset `cl_min` of `generation`.
+    fn correct_min(&self, topic: &str, queue_id: i32, cl_min: i64, generation: u32) {
         match self.db.min_offset_in_queue(topic, queue_id, cl_min.max(0)) {
             Ok(m) => {
                 self.min.store(m.min(self.next()), Ordering::Release);
-                self.min_checked.store(cl_min.max(0), Ordering::Release);
+                self.min_checked.store(generation, Ordering::Release);
             }
             Err(e) => {
                 tracing::warn!(topic, queue_id, error = %e, "min offset of a RocksDB consume queue not read")
@@ -133,7 +136,11 @@ impl RocksQueue {
     /// Java `RocksDBConsumeQueueStore.truncateDirty` for one queue: units whose record starts at
     /// or past `phy_end` go; `max` becomes the last unit before it. Returns whether it cut.
     pub(crate) fn truncate(&self, topic: &str, queue_id: i32, phy_end: i64) -> Result<bool> {
-        if self.last_phy() < phy_end {
+        let max = self
+            .db
+            .max_phy_and_cq_offset(topic, queue_id)
+            .map_err(db_error)?;
+        if max.is_none_or(|m| m.phy_offset < phy_end) {
             return Ok(false);
         }
         let next = self.next();
@@ -152,8 +159,6 @@ impl RocksQueue {
             .truncate_queue(topic, queue_id, from, next, keep)
             .map_err(db_error)?;
         self.next.store(from, Ordering::Release);
-        self.last_phy
-            .store(keep.map_or(-1, |k| k.phy_offset), Ordering::Release);
         if keep.is_none() {
             self.min.store(from, Ordering::Release);
         }
@@ -163,7 +168,6 @@ impl RocksQueue {
     pub(crate) fn destroy(&self, topic: &str, queue_id: i32) -> Result<()> {
         self.db.destroy_queue(topic, queue_id).map_err(db_error)?;
         self.next.store(0, Ordering::Release);
-        self.last_phy.store(-1, Ordering::Release);
         self.min.store(0, Ordering::Release);
         Ok(())
     }

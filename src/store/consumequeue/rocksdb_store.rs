@@ -12,7 +12,7 @@
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use rocksdb::compaction_filter::{CompactionFilter, Decision};
@@ -89,6 +89,9 @@ pub struct RocksCqStore {
     path: PathBuf,
     /// The commit log's min offset: compactions drop units of records before it.
     min_phy_offset: Arc<AtomicI64>,
+    /// Moves on (from 1, never 0) each time `min_phy_offset` changes: a queue knows its min
+    /// offset is corrected against the current one by the generation it was corrected at.
+    min_generation: AtomicU32,
 }
 
 /// Drops units whose record lies before the commit log's min offset (the rocketmq-rocksdb
@@ -246,6 +249,7 @@ impl RocksCqStore {
             db,
             path: path.to_path_buf(),
             min_phy_offset,
+            min_generation: AtomicU32::new(1),
         };
         store.cf(CF_DEFAULT)?;
         store.cf(CF_OFFSET)?;
@@ -500,37 +504,58 @@ impl RocksCqStore {
     /// skipped.
     pub fn load_max_offsets(&self) -> Result<MaxOffsets> {
         let mut out = MaxOffsets::default();
-        for item in self
-            .db
-            .iterator_cf(self.cf(CF_OFFSET)?, IteratorMode::Start)
-        {
-            let (k, v) = item.map_err(|e| self.rocks(e))?;
-            if v.len() != OFFSET_VALUE_LEN {
-                continue;
-            }
-            let (key, max) = match (decode_offset_key(&k), decode_offset_value(&v)) {
-                (Ok(key), Ok(max)) => (key, max),
-                (Err(e), _) | (_, Err(e)) => {
-                    tracing::warn!(path = %self.path.display(), error = %e, "skipping a malformed offset-CF entry");
-                    continue;
-                }
-            };
-            if key.kind != OffsetKind::Max {
-                continue;
-            }
-            out.lmq_count += usize::from(is_lmq(key.topic));
+        self.for_each_max_offset(|topic, queue_id, max| {
+            out.lmq_count += usize::from(is_lmq(topic));
             out.queues.push(QueueMax {
-                topic: key.topic.to_string(),
-                queue_id: key.queue_id,
+                topic: topic.to_string(),
+                queue_id,
                 max,
             });
-        }
+        })?;
         Ok(out)
+    }
+
+    /// Calls `f` with each `max` key of the offset CF. Reads keys in place (a raw iterator):
+    /// a start with a million lite queues allocates nothing per key but what `f` keeps. The
+    /// scan does not fill the block cache: it reads each block once, and caching them all
+    /// would hold memory per lite queue, up to the cache's size, that no later read needs.
+    pub fn for_each_max_offset(&self, mut f: impl FnMut(&str, i32, PhyAndCqOffset)) -> Result<()> {
+        let mut once = ReadOptions::default();
+        once.fill_cache(false);
+        let mut it = self.db.raw_iterator_cf_opt(self.cf(CF_OFFSET)?, once);
+        it.seek_to_first();
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            if v.len() == OFFSET_VALUE_LEN {
+                match (decode_offset_key(k), decode_offset_value(v)) {
+                    (Ok(key), Ok(max)) if key.kind == OffsetKind::Max => {
+                        f(key.topic, key.queue_id, max)
+                    }
+                    (Ok(_), Ok(_)) => {}
+                    (Err(e), _) | (_, Err(e)) => {
+                        tracing::warn!(path = %self.path.display(), error = %e, "skipping a malformed offset-CF entry");
+                    }
+                }
+            }
+            it.next();
+        }
+        it.status().map_err(|e| self.rocks(e))
     }
 
     /// Sets the commit log's min offset that compactions expire units against.
     pub fn set_min_phy_offset(&self, min_phy_offset: i64) {
-        self.min_phy_offset.store(min_phy_offset, Ordering::Release);
+        if self.min_phy_offset.swap(min_phy_offset, Ordering::AcqRel) != min_phy_offset {
+            let next = |g: u32| Some(g.wrapping_add(1).max(1));
+            let _ = self
+                .min_generation
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, next);
+        }
+    }
+
+    /// The commit log's min offset as last set, and its generation (read in that order: a
+    /// change between the two reads only makes the next reader correct again).
+    pub fn min_phy_offset_and_generation(&self) -> (u32, i64) {
+        let generation = self.min_generation.load(Ordering::Acquire);
+        (generation, self.min_phy_offset.load(Ordering::Acquire))
     }
 
     /// The commit log's min offset as last set.

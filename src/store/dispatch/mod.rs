@@ -129,9 +129,9 @@ fn put_rocks(
         lmq: &targets,
     };
     db.put_batch(&[entry]).map_err(db_error)?;
-    cq.note_put(unit, rec.queue_offset, rec.store_timestamp);
+    cq.note_put(rec.queue_offset);
     for (t, q) in targets.iter().zip(queues) {
-        q.note_put(unit, t.queue_offset, rec.store_timestamp);
+        q.note_put(t.queue_offset);
     }
     Ok(())
 }
@@ -212,8 +212,8 @@ pub(crate) fn dispatch_record(
         },
         _ => Vec::new(),
     };
-    // Recovery re-dispatch: a record its queue already holds costs one comparison, not a
-    // properties scan.
+    // Recovery re-dispatch: a record its file queue already holds costs one comparison (a
+    // RocksDB queue keeps no record offset: `put_rocks` compares queue offsets instead).
     let cq = cq.filter(|q| notify || phy + rec.total_size as i64 > q.max_physic_offset());
     // The index before the unit: in NoNewFile scope it is the last thing that may refuse, so a
     // refused record has nothing written (a record indexed already is skipped when it comes again).
@@ -253,7 +253,7 @@ pub(crate) fn dispatch_record(
             #[cfg(feature = "rocksdb-cq")]
             put_rocks(inner, rec, &cq, unit, &lmq_queues)?;
         } else {
-            cq.put_unit(unit, rec.queue_offset, rec.store_timestamp)?;
+            cq.put_unit(unit, rec.queue_offset)?;
         }
         arrival = Some((tags, cq.max_offset_in_queue()));
     }
@@ -266,7 +266,7 @@ pub(crate) fn dispatch_record(
         };
         // RocksDB: the LMQ units went in the record's batch (none when its own unit was there)
         for (target, q) in lmq_queues.iter().filter(|_| !rocks) {
-            if let Err(e) = q.put_unit(unit, target.queue_offset, rec.store_timestamp) {
+            if let Err(e) = q.put_unit(unit, target.queue_offset) {
                 if !lmq_unit_given_up(inner, phy, &target.queue, &e) {
                     return Err(e);
                 }
