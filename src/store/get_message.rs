@@ -272,6 +272,16 @@ impl MessageStore {
             // consumer moves past it instead of receiving bytes that are not a record.
             return UnitRead::FILTERED;
         }
+        if cl.is_poisoned()
+            && u.phy_offset + i64::from(u.size) > cl.flushed_offset()
+            && !matches!(record::decode(&bytes, true), Ok(record::Decoded::Record(_)))
+        {
+            // After a failed fsync the bytes past the flush are only in pages whose writeback
+            // failed: the kernel marks them clean and may drop any of them, after which the file
+            // reads zeros there. Such a record is checked whole (lengths and body CRC) and
+            // skipped when torn, rather than served with a hole in it (Java serves it as is).
+            return UnitRead::FILTERED;
+        }
         if filter.is_some_and(|f| !f.is_matched_by_commit_log(&bytes)) {
             return UnitRead::FILTERED;
         }
@@ -307,5 +317,73 @@ impl MessageStore {
             )
         };
         bytes + size > lim_bytes.max(0) as usize || count as i64 > lim_count as i64 - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::FileExt;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::store::{MessageInput, MessageStoreConfig};
+
+    fn put(store: &MessageStore, body: &[u8]) -> i64 {
+        let addr = "127.0.0.1:10911".parse().unwrap();
+        let m = MessageInput {
+            topic: "T".into(),
+            queue_id: 0,
+            flag: 0,
+            sys_flag: 0,
+            body: Bytes::copy_from_slice(body),
+            properties: String::new(),
+            tags_code: 0,
+            wait_store_msg_ok: true,
+            born_timestamp: 1,
+            born_host: addr,
+            store_host: addr,
+            reconsume_times: 0,
+            prepared_transaction_offset: 0,
+        };
+        store
+            .put_message(&m)
+            .wait_blocking()
+            .append
+            .unwrap()
+            .wrote_offset
+    }
+
+    fn queue_offsets(store: &MessageStore) -> Vec<i64> {
+        store
+            .get_message("T", 0, 0, 32, 1 << 20, None)
+            .queue_offsets
+    }
+
+    /// Past the flush of a poisoned commit log the kernel may have dropped a page (it reads
+    /// zeros): such a record is skipped whole, not served torn; before the poison (and Java)
+    /// the bytes are served as they are.
+    #[test]
+    fn a_torn_record_past_the_flush_of_a_poisoned_commit_log_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MessageStore::open(MessageStoreConfig::with_root(dir.path())).unwrap();
+        let body = [b'x'; 600];
+        let at: Vec<i64> = (0..3).map(|_| put(&store, &body)).collect();
+        assert!(store.wait_dispatched(Duration::from_secs(5)));
+        let cl = &store.inner.commitlog;
+        assert!(
+            cl.flushed_offset() <= at[0],
+            "ASYNC_FLUSH waits for 4 pages"
+        );
+        // a dropped page in the middle of the second record's body
+        let file = dir.path().join("commitlog").join("00000000000000000000");
+        let f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+        f.write_all_at(&[0; 64], at[1] as u64 + 300).unwrap();
+        assert_eq!(
+            queue_offsets(&store),
+            [0, 1, 2],
+            "a healthy broker serves as is"
+        );
+        cl.poison(file, &"test");
+        assert_eq!(queue_offsets(&store), [0, 2]);
     }
 }

@@ -209,6 +209,42 @@ pub fn pull_all(c: &mut RawClient, topic: &str, queue: i32) -> Vec<Vec<u8>> {
     }
 }
 
+/// Every readable record of `topic`/`queue` from offset 0, following the broker's
+/// `nextBeginOffset` past units whose record it cannot read (it skips them rather than serve
+/// bytes that are not a record).
+pub fn pull_readable(c: &mut RawClient, topic: &str, queue: i32) -> Vec<super::Record> {
+    let mut out: Vec<super::Record> = Vec::new();
+    let mut next = 0i64;
+    loop {
+        let r = c.call(&super::pull_request(topic, queue, next));
+        let begin = r.ext("nextBeginOffset").and_then(|v| v.parse::<i64>().ok());
+        match r.code {
+            0 => {
+                let recs = super::records(&r.body.to_bytes());
+                if let Some(last) = recs.last() {
+                    next = last.queue_offset + 1;
+                }
+                for rec in &recs {
+                    assert!(
+                        out.last().is_none_or(|p| p.queue_offset < rec.queue_offset),
+                        "pull {topic}/{queue}: offsets out of order"
+                    );
+                }
+                out.extend(recs);
+            }
+            // PULL_NOT_FOUND: the end of the queue
+            19 => return out,
+            // PULL_RETRY_IMMEDIATELY: a whole batch was skipped; go on from where the broker says
+            20 => {
+                let b = begin.expect("PULL_RETRY_IMMEDIATELY without nextBeginOffset");
+                assert!(b > next, "pull {topic}/{queue} at {next}: no progress");
+                next = b;
+            }
+            code => panic!("pull {topic}/{queue} at {next}: {code} {:?}", r.remark),
+        }
+    }
+}
+
 /// GET_BROKER_RUNTIME_INFO as a map.
 pub fn runtime_info(c: &mut RawClient) -> HashMap<String, String> {
     let r = c.call(&request(RequestCode::GET_BROKER_RUNTIME_INFO, &[]));

@@ -6,7 +6,8 @@
 //! page tables with `MappedFile::release_pages`: they stay in the kernel's page cache (dirty ones
 //! stay dirty and are still written by the flush service's msync), so a lagging pull re-faults
 //! them with a minor fault, and the memory is the kernel's to write back and reclaim. Not waiting
-//! for the flush matters: on a slow disk the flush trails by whole files.
+//! for the flush matters: on a slow disk the flush trails by whole files. Once a failed fsync has
+//! poisoned the commit log, nothing past the flush is released any more.
 //! Java's broker keeps them mapped; this is rmqd's footprint, not a different measurement.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,7 +48,13 @@ fn run(inner: Arc<StoreInner>, stop: Arc<AtomicBool>) {
     let queue = &inner.commitlog.queue;
     let mut last_sweep = Instant::now();
     run_every(&stop, TICK, || {
-        let limit = inner.reput_offset.load(Ordering::Acquire) - HOT_WINDOW;
+        let mut limit = inner.reput_offset.load(Ordering::Acquire) - HOT_WINDOW;
+        if inner.commitlog.is_poisoned() {
+            // past the flush, the mapped pages hold the only copy once writeback failed (clean
+            // pages the kernel may drop); keeping them mapped keeps them out of the easy reclaim
+            // of unmapped cache, so pulls can still drain them until the restart
+            limit = limit.min(inner.commitlog.flushed_offset());
+        }
         let read_low = inner.commitlog.take_read_low();
         let sweep = last_sweep.elapsed() >= SWEEP_EVERY;
         if sweep {
