@@ -219,7 +219,7 @@ namesrv_a_steps() {
   fi
   MQA_TRIES=15 mqa_check NS-A02 "$CLUSTER_NAME +$BROKER_NAME +0 +127\.0\.0\.1:$port" clusterList
   mqa_check NS-A03 "create topic to 127\.0\.0\.1:$port success" updateTopic -b "$A" -t "NSA_$rid" -r 4 -w 4
-  sleep 1
+  # the topic reaches the NameServer with the broker's next registration: polled (5 tries, 2 s apart)
   MQA_TRIES=5 mqa_check NS-A04 "^NSA_$rid\$" topicList
   mqa_check NS-A05 "\"127\.0\.0\.1:$port\"" topicRoute -t "NSA_$rid"
   # the Go client (version 317: legacy route JSON) sends and consumes through this NameServer too

@@ -203,8 +203,9 @@ jc_mqadmin_checks() { # jc_mqadmin_checks <broker addr> <run id>
   if mqa_check M15 "SEND_OK" sendMessage -t "$T" -p "mqadmin body $rid" -k "mqakey_$rid" -c mqatag; then
     id=$(printf '%s\n' "$MQA_LAST" | awk '/SEND_OK/{print $NF}' | tail -1)
   fi
-  sleep 1 # index dispatch
-  mqa_check M16 "^${id:-NO_ID} " queryMsgByKey -t "$T" -k "mqakey_$rid"
+  # the key index is written by the dispatch after the send returns (Java's reput as rmqd's): a query
+  # can come first, so up to 2 more tries, 2 s apart (mqa_check)
+  MQA_TRIES=3 mqa_check M16 "^${id:-NO_ID} " queryMsgByKey -t "$T" -k "mqakey_$rid"
   local qid="" qoff=""
   if mqa_check M17 "Keys: +\[mqakey_$rid\]" queryMsgByUniqueKey -t "$T" -i "${id:-NO_ID}"; then
     qid=$(printf '%s\n' "$MQA_LAST" | awk -F': *' '/^Queue ID:/{print $2; exit}')

@@ -988,7 +988,7 @@ public final class Main {
             b.add(sendOk(p, new Message(topic, bytes("new " + i))).getMsgId());
         }
         col.awaitIds(b, 40_000, "consume new");
-        Thread.sleep(6000); // let the consumer persist its offsets
+        Thread.sleep(6000); // one offset persist round of the consumer (persistConsumerOffsetInterval, 5 s) + 1 s
         int before = col.total.get();
         Map<MessageQueue, Long> res = c.admin().resetOffsetByTimestamp(topic, group, ts, true);
         check(res != null && !res.isEmpty(), "resetOffsetByTimestamp returned " + res);
@@ -1171,7 +1171,7 @@ public final class Main {
         }
         Collector col = c.consumeAll(c.name("cg"), topic, "TagA || TagB");
         col.awaitIds(ids, 60_000, "capture consume");
-        Thread.sleep(6000); // let offset persist (UPDATE_CONSUMER_OFFSET) and a heartbeat round happen
+        Thread.sleep(6000); // one offset persist round (UPDATE_CONSUMER_OFFSET; persistConsumerOffsetInterval, 5 s) + 1 s
         return "3 sent + consumed through the capture proxy";
     }
 
