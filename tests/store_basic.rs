@@ -321,3 +321,77 @@ fn sync_flush_rolls_under_concurrent_puts_without_deadlock() {
     }
     store.shutdown();
 }
+
+/// An index file that cannot be created (here `index` is no longer a directory) costs the
+/// records their index entries, not their delivery: dispatch goes on, every record is in its
+/// queue and readable, and the records indexed before stay queryable (Java's
+/// `CommitLogDispatcherBuildIndex` logs and goes on as well).
+#[test]
+fn records_whose_index_file_cannot_be_created_are_still_dispatched_and_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = small_config(dir.path());
+    let entries = cfg.max_index_num as usize;
+    let store = MessageStore::open(cfg).unwrap();
+    let put = |i: usize| {
+        let m = msg(
+            "IX",
+            0,
+            format!("ix-{i}").as_bytes(),
+            "t",
+            &format!("k{i}"),
+            &format!("U{i:05}"),
+        );
+        let r = store.put_message(&m).wait_blocking();
+        assert_eq!(r.status, PutMessageStatus::PUT_OK);
+    };
+    // two keys per record (UNIQ_KEY and one KEYS word): a quarter of the first file
+    let before = entries / 8;
+    (0..before).for_each(put);
+    assert!(store.wait_dispatched(Duration::from_secs(5)));
+    assert_eq!(
+        store
+            .query_message("IX", "k3", 4, 0, i64::MAX)
+            .phy_offsets
+            .len(),
+        1
+    );
+    let index = dir.path().join("index");
+    let aside = dir.path().join("index.aside");
+    std::fs::rename(&index, &aside).unwrap();
+    std::fs::write(&index, b"not a directory").unwrap();
+    // enough keys to fill the open file (mapped, still writable) and need the next one
+    let total = before + entries;
+    (before..total).for_each(put);
+    assert!(
+        store.wait_dispatched(Duration::from_secs(10)),
+        "dispatch stalled on the index"
+    );
+    assert_eq!(store.max_offset_in_queue("IX", 0), total as i64);
+    let mut read = 0;
+    while read < total {
+        let r = store.get_message("IX", 0, read as i64, 32, 1 << 20, None);
+        assert_eq!(r.status, GetMessageStatus::FOUND, "at {read}");
+        for (n, m) in r.messages.iter().enumerate() {
+            let Ok(Decoded::Record(rec)) = record::decode(m, true) else {
+                panic!("record at {read}")
+            };
+            assert_eq!(rec.body, format!("ix-{}", read + n).as_bytes());
+        }
+        read += r.messages.len();
+    }
+    assert_eq!(
+        store
+            .query_message("IX", "k3", 4, 0, i64::MAX)
+            .phy_offsets
+            .len(),
+        1
+    );
+    let last = format!("k{}", total - 1);
+    assert!(
+        store
+            .query_message("IX", &last, 4, 0, i64::MAX)
+            .phy_offsets
+            .is_empty(),
+        "a record past the failed index file was indexed"
+    );
+}
