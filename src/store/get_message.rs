@@ -272,14 +272,8 @@ impl MessageStore {
             // consumer moves past it instead of receiving bytes that are not a record.
             return UnitRead::FILTERED;
         }
-        if cl.is_poisoned()
-            && u.phy_offset + i64::from(u.size) > cl.flushed_offset()
-            && !matches!(record::decode(&bytes, true), Ok(record::Decoded::Record(_)))
-        {
-            // After a failed fsync the bytes past the flush are only in pages whose writeback
-            // failed: the kernel marks them clean and may drop any of them, after which the file
-            // reads zeros there. Such a record is checked whole (lengths and body CRC) and
-            // skipped when torn, rather than served with a hole in it (Java serves it as is).
+        if !cl.servable(u.phy_offset, &bytes) {
+            // torn after a failed fsync: skipped rather than served with a hole in it
             return UnitRead::FILTERED;
         }
         if filter.is_some_and(|f| !f.is_matched_by_commit_log(&bytes)) {
@@ -383,7 +377,10 @@ mod tests {
             [0, 1, 2],
             "a healthy broker serves as is"
         );
+        assert!(store.lookup_message_by_offset(at[1]).is_some());
         cl.poison(file, &"test");
         assert_eq!(queue_offsets(&store), [0, 2]);
+        assert!(store.lookup_message_by_offset(at[1]).is_none());
+        assert!(store.lookup_message_by_offset(at[2]).is_some());
     }
 }

@@ -121,9 +121,12 @@ impl MessageStore {
         }
     }
 
-    /// The whole record at commit-log offset `phys_offset` (zero copy).
+    /// The whole record at commit-log offset `phys_offset` (zero copy); `None` for one torn after
+    /// a failed fsync (`CommitLog::servable`).
     pub fn lookup_message_by_offset(&self, phys_offset: i64) -> Option<Bytes> {
-        self.inner.commitlog.lookup_message(phys_offset)
+        let cl = &self.inner.commitlog;
+        cl.lookup_message(phys_offset)
+            .filter(|rec| cl.servable(phys_offset, rec))
     }
 
     /// Records whose `UNIQ_KEY` equals `key` or whose `KEYS` contain it, stored in [begin, end].

@@ -243,6 +243,17 @@ impl CommitLog {
         Some(bytes)
     }
 
+    /// Whether the record `rec` read at `offset` may be served. Always while the disk is
+    /// healthy, and for records the flush reached. Past the flush of a poisoned commit log the
+    /// bytes live only in pages whose writeback failed: the kernel marks them clean and may drop
+    /// any of them, after which the file reads zeros there, so such a record is served only when
+    /// it is whole (lengths add up, body CRC); Java serves the bytes as they are.
+    pub fn servable(&self, offset: i64, rec: &[u8]) -> bool {
+        !self.is_poisoned()
+            || offset + rec.len() as i64 <= self.flushed_offset()
+            || matches!(record::decode(rec, true), Ok(record::Decoded::Record(_)))
+    }
+
     /// Lowers `read_low` to `offset`. Reads are mostly at or above it (consumers move forward),
     /// so this is usually one load, not a write to a line every reader shares.
     fn note_read(&self, offset: i64) {
