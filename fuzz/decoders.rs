@@ -51,6 +51,8 @@ pub const HEADER_KEYS: &[&str] = &[
     "invisibleTime", "pollTime", "bornTime", "initMode", "expType", "exp", "attemptId",
     "extraInfo", "liteTopic", "popTime", "reviveQid", "restNum", "startOffsetInfo",
     "msgOffsetInfo", "orderCountInfo", "hasMsg", "pollingFull", "pollingNum",
+    // Appended: the NameServer's answer headers.
+    "changed", "wipeTopicCount", "addTopicCount",
 ];
 
 /// Reads `ext` with every typed header.
@@ -134,6 +136,10 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = WipeWritePermOfBrokerRequestHeader::read_from(ext);
     let _ = RegisterTopicRequestHeader::read_from(ext);
     let _ = GetTopicsByClusterRequestHeader::read_from(ext);
+    let _ = QueryDataVersionResponseHeader::read_from(ext);
+    let _ = GetKVConfigResponseHeader::read_from(ext);
+    let _ = WipeWritePermOfBrokerResponseHeader::read_from(ext);
+    let _ = AddWritePermOfBrokerResponseHeader::read_from(ext);
     for code in [10, 310, 320, 324, 325] {
         let _ = SendMessageRequestHeader::read_for_code(code, ext);
     }

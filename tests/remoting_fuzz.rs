@@ -398,3 +398,57 @@ fn chunked_reads_of_seed_frames_take_whole_frames() {
         read_frames_in_chunks(&input);
     }
 }
+
+/// The `.rs` files under `dir`, recursively.
+fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_command_header_is_fuzzed() {
+    // A header type added to `src/` without a line in `decode_all_headers` would leave its
+    // decoder unfuzzed. A generic header counts through the aliases that instantiate it.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let decoders = std::fs::read_to_string(root.join("fuzz/decoders.rs")).unwrap();
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let sources: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    let fuzzed = |name: &str| decoders.contains(&format!("{name}::read_from"));
+    let mut missing = Vec::new();
+    for src in &sources {
+        for line in src.lines() {
+            let Some(rest) = line.split("CommandHeader for ").nth(1) else {
+                continue;
+            };
+            if !line.trim_start().starts_with("impl") {
+                continue;
+            }
+            let ty = rest.trim_end_matches(['{', ' ']);
+            let base = ty.split('<').next().unwrap();
+            let aliases: Vec<&str> = sources
+                .iter()
+                .flat_map(|s| s.lines())
+                .filter_map(|l| l.trim().strip_prefix("pub type "))
+                .filter(|l| l.contains(&format!("= {base}")))
+                .filter_map(|l| l.split_whitespace().next())
+                .collect();
+            if !fuzzed(base) && !aliases.iter().any(|a| fuzzed(a)) {
+                missing.push(ty.to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "headers not read in fuzz/decoders.rs decode_all_headers: {missing:?}"
+    );
+}

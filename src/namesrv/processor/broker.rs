@@ -8,13 +8,12 @@ use crate::namesrv::route_info::{BrokerIdentity, BrokerRegistration};
 use crate::namesrv::NameServer;
 use crate::remoting::body::data_version::DataVersion;
 use crate::remoting::body::register_broker::{body_crc32, RegisterBrokerBody, VERSION_V3_0_11};
-use crate::remoting::command::{ExtFields, RemotingCommand};
-use crate::remoting::error::RemotingError;
+use crate::remoting::command::RemotingCommand;
 use crate::remoting::header::namesrv::{
     BrokerHeartbeatRequestHeader, GetBrokerMemberGroupRequestHeader, QueryDataVersionRequestHeader,
-    RegisterBrokerRequestHeader, RegisterBrokerResponseHeader, UnRegisterBrokerRequestHeader,
+    QueryDataVersionResponseHeader, RegisterBrokerRequestHeader, RegisterBrokerResponseHeader,
+    UnRegisterBrokerRequestHeader,
 };
-use crate::remoting::header::{CommandHeader, ExtRead};
 
 /// `MixAll.ZONE_NAME`: a plain ext key some brokers add.
 const ZONE_NAME_KEY: &str = "__ZONE_NAME";
@@ -127,21 +126,4 @@ pub(super) fn get_broker_member_group(
     // Java sets only the code here, so the remark of `createResponseCommand` stays.
     let resp = success(req).with_remark("not set any response code");
     Ok(resp.with_body(group.encode_response_body()))
-}
-
-/// QUERY_DATA_VERSION response: `changed`.
-pub struct QueryDataVersionResponseHeader {
-    pub changed: bool,
-}
-
-impl CommandHeader for QueryDataVersionResponseHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.insert("changed", self.changed.to_string());
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self {
-            changed: ext.bool_or("changed", false),
-        })
-    }
 }

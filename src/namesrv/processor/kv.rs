@@ -2,13 +2,11 @@
 
 use super::{header, reply, success, with_header, ProcessorResult, RequestContext};
 use crate::namesrv::NameServer;
-use crate::remoting::command::{ExtFields, RemotingCommand};
-use crate::remoting::error::RemotingError;
+use crate::remoting::command::RemotingCommand;
 use crate::remoting::header::namesrv::{
-    DeleteKVConfigRequestHeader, GetKVConfigRequestHeader, GetKVListByNamespaceRequestHeader,
-    PutKVConfigRequestHeader,
+    DeleteKVConfigRequestHeader, GetKVConfigRequestHeader, GetKVConfigResponseHeader,
+    GetKVListByNamespaceRequestHeader, PutKVConfigRequestHeader,
 };
-use crate::remoting::header::CommandHeader;
 use crate::remoting::response_code::ResponseCode;
 
 pub(super) fn put_kv_config(
@@ -63,23 +61,5 @@ pub(super) fn get_kv_list_by_namespace(
             ResponseCode::QUERY_NOT_FOUND,
             format!("No config item, Namespace: {}", h.value),
         )),
-    }
-}
-
-/// GET_KV_CONFIG response: `value`.
-struct GetKVConfigResponseHeader {
-    value: String,
-}
-
-impl CommandHeader for GetKVConfigResponseHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.insert("value", self.value.clone());
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        use crate::remoting::header::ExtRead;
-        Ok(Self {
-            value: ext.string("value")?,
-        })
     }
 }

@@ -7,14 +7,13 @@ use crate::namesrv::kv_config::NAMESPACE_ORDER_TOPIC_CONFIG;
 use crate::namesrv::NameServer;
 use crate::remoting::body::topic_list::TopicList;
 use crate::remoting::body::topic_route::TopicRouteData;
-use crate::remoting::command::{ExtFields, RemotingCommand};
-use crate::remoting::error::RemotingError;
+use crate::remoting::command::RemotingCommand;
 use crate::remoting::header::namesrv::{
-    AddWritePermOfBrokerRequestHeader, DeleteTopicFromNamesrvRequestHeader,
-    GetRouteInfoRequestHeader, GetTopicsByClusterRequestHeader, RegisterTopicRequestHeader,
-    WipeWritePermOfBrokerRequestHeader,
+    AddWritePermOfBrokerRequestHeader, AddWritePermOfBrokerResponseHeader,
+    DeleteTopicFromNamesrvRequestHeader, GetRouteInfoRequestHeader,
+    GetTopicsByClusterRequestHeader, RegisterTopicRequestHeader,
+    WipeWritePermOfBrokerRequestHeader, WipeWritePermOfBrokerResponseHeader,
 };
-use crate::remoting::header::{CommandHeader, ExtRead};
 use crate::remoting::response_code::ResponseCode;
 
 /// `FAQUrl.suggestTodo(APPLY_TOPIC_URL)`.
@@ -164,7 +163,9 @@ pub(super) fn wipe_write_perm_of_broker(
     tracing::info!(broker = %h.value, count, "wipe write perm of broker");
     Ok(with_header(
         success(req),
-        &TopicCountHeader::new("wipeTopicCount", count),
+        &WipeWritePermOfBrokerResponseHeader {
+            wipe_topic_count: count,
+        },
     ))
 }
 
@@ -178,28 +179,8 @@ pub(super) fn add_write_perm_of_broker(
     tracing::info!(broker = %h.value, count, "add write perm of broker");
     Ok(with_header(
         success(req),
-        &TopicCountHeader::new("addTopicCount", count),
+        &AddWritePermOfBrokerResponseHeader {
+            add_topic_count: count,
+        },
     ))
-}
-
-/// `WipeWritePermOfBrokerResponseHeader.wipeTopicCount` / `AddWritePermOfBrokerResponseHeader.addTopicCount`.
-struct TopicCountHeader {
-    key: &'static str,
-    count: i32,
-}
-
-impl TopicCountHeader {
-    fn new(key: &'static str, count: i32) -> Self {
-        Self { key, count }
-    }
-}
-
-impl CommandHeader for TopicCountHeader {
-    fn write_to(&self, ext: &mut ExtFields) {
-        ext.insert(self.key, self.count.to_string());
-    }
-
-    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
-        Ok(Self::new("wipeTopicCount", ext.i32("wipeTopicCount")?))
-    }
 }

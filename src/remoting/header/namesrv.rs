@@ -83,6 +83,24 @@ pub type UnRegisterBrokerRequestHeader = BrokerIdentityHeader;
 /// Java's `QueryDataVersionRequestHeader`.
 pub type QueryDataVersionRequestHeader = BrokerIdentityHeader;
 
+/// Java's `QueryDataVersionResponseHeader`: `changed`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryDataVersionResponseHeader {
+    pub changed: bool,
+}
+
+impl CommandHeader for QueryDataVersionResponseHeader {
+    fn write_to(&self, ext: &mut ExtFields) {
+        ext.insert("changed", self.changed.to_string());
+    }
+
+    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
+        Ok(Self {
+            changed: ext.bool_or("changed", false),
+        })
+    }
+}
+
 impl CommandHeader for BrokerIdentityHeader {
     fn write_to(&self, ext: &mut ExtFields) {
         ext.put("brokerName", &self.broker_name);
@@ -262,6 +280,60 @@ pub type AddWritePermOfBrokerRequestHeader = SingleFieldHeader<BROKER_NAME>;
 pub type RegisterTopicRequestHeader = SingleFieldHeader<TOPIC>;
 /// GET_TOPICS_BY_CLUSTER (224): `cluster`.
 pub type GetTopicsByClusterRequestHeader = SingleFieldHeader<CLUSTER>;
+
+/// Java's `GetKVConfigResponseHeader`: `value`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GetKVConfigResponseHeader {
+    pub value: String,
+}
+
+impl CommandHeader for GetKVConfigResponseHeader {
+    fn write_to(&self, ext: &mut ExtFields) {
+        ext.put("value", &self.value);
+    }
+
+    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
+        Ok(Self {
+            value: ext.string("value")?,
+        })
+    }
+}
+
+/// Java's `WipeWritePermOfBrokerResponseHeader`: `wipeTopicCount`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WipeWritePermOfBrokerResponseHeader {
+    pub wipe_topic_count: i32,
+}
+
+impl CommandHeader for WipeWritePermOfBrokerResponseHeader {
+    fn write_to(&self, ext: &mut ExtFields) {
+        ext.put("wipeTopicCount", self.wipe_topic_count);
+    }
+
+    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
+        Ok(Self {
+            wipe_topic_count: ext.i32("wipeTopicCount")?,
+        })
+    }
+}
+
+/// Java's `AddWritePermOfBrokerResponseHeader`: `addTopicCount`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddWritePermOfBrokerResponseHeader {
+    pub add_topic_count: i32,
+}
+
+impl CommandHeader for AddWritePermOfBrokerResponseHeader {
+    fn write_to(&self, ext: &mut ExtFields) {
+        ext.put("addTopicCount", self.add_topic_count);
+    }
+
+    fn read_from(ext: &ExtFields) -> Result<Self, RemotingError> {
+        Ok(Self {
+            add_topic_count: ext.i32("addTopicCount")?,
+        })
+    }
+}
 
 /// DELETE_TOPIC_IN_NAMESRV (216): `topic`, optional `clusterName`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
