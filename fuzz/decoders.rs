@@ -53,6 +53,8 @@ pub const HEADER_KEYS: &[&str] = &[
     "msgOffsetInfo", "orderCountInfo", "hasMsg", "pollingFull", "pollingNum",
     // Appended: the NameServer's answer headers.
     "changed", "wipeTopicCount", "addTopicCount",
+    // Appended: QUERY_MESSAGE's 5.5 fields.
+    "indexType", "lastKey",
 ];
 
 /// Reads `ext` with every typed header.

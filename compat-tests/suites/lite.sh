@@ -52,7 +52,8 @@
 #            waited for in lmqConsumerOffset.json); SIGTERM; the other broker starts on the same store and broker.conf:
 #            the lite CQ units unchanged, GET_MAX_OFFSET 5/5, QUERY_CONSUMER_OFFSET a 3, topic/group attributes,
 #            GET_PARENT_TOPIC_INFO (ttl 1440, 2 lite topics, the group), GET_LITE_TOPIC_INFO a 0..5, the 10 messages
-#            by offsetMsgId; a new subscription pops a-3@3, a-4@4 and b-0..4 (same msgIds, INNER_MULTI_QUEUE_OFFSET)
+#            by offsetMsgId, the 5 tagged taga by tag (indexType=T, mqadmin queryMsgByKey -p T: the first broker's
+#            topic#T#tags index entries); a new subscription pops a-3@3, a-4@4 and b-0..4 (same msgIds, INNER_MULTI_QUEUE_OFFSET)
 #            and acks them (offsets 5/5); a new send to a gets lite offset 5 (CQ unit 5), is popped and acked (6);
 #            LITE-SW-AFTER, the second broker stopped (SIGTERM): persisted offsets a 6, b 5 (and with RocksDB the units
 #            a-0..5, b-0..4 in the database).
@@ -131,6 +132,7 @@ lite_setup_go() {
 }
 
 # before the NameServer starts: the Java servers of this run are 5.5.0, and both brokers get the lite keys
+# (rmqdIndexTags=true: rmqd indexes tags as topic#T#tags as Java 5.5 always does; Java ignores the key)
 lite_before_run() {
   local cpf="$COMPAT_DIR/lite-java/server/target/cp.txt"
   [ -s "$cpf" ] && [ -f "$COMPAT_DIR/lite-java/target/classes/compat/lite/LiteMain.class" ] || lite_setup || return 1
@@ -138,7 +140,7 @@ lite_before_run() {
   case $LITE_STORE_TYPE in default|defaultRocksDB) ;; *) log "lite: LITE_STORE_TYPE=$LITE_STORE_TYPE (default or defaultRocksDB)"; return 1 ;; esac
   BROKER_CONF_EXTRA=$(printf '%s\n' "# lite suite (compat-tests/suites/lite.sh)" "storeType=$LITE_STORE_TYPE" enableLmq=true \
     enableMultiDispatch=true minLiteTTl=5000 liteTtlCheckInterval=5000 enableLmqQuota=true maxLmqConsumeQueueNum=300 \
-    maxLiteSubscriptionCount=1000)
+    maxLiteSubscriptionCount=1000 rmqdIndexTags=true)
   log "lite: Java NameServer/broker 5.5.0 (JAVA_SERVER_CP), broker keys: $(printf '%s' "$BROKER_CONF_EXTRA" | tail -n +2 | paste -sd' ')"
 }
 

@@ -147,6 +147,10 @@ config_table! {
         "maxMsgsNumBatch" max_msgs_num_batch: i32 = 64;
         /// Build index files.
         "messageIndexEnable" message_index_enable: bool = true;
+        /// Also index each message's TAGS as `topic#T#tags`, as Java 5.5 writes its index (5.3.3
+        /// does not: off keeps the index files byte-identical to 5.3.3's). Queries by tag
+        /// (QUERY_MESSAGE `indexType=T`) are answered either way from the entries there are.
+        [unlisted] "rmqdIndexTags" index_tags: bool = false;
         /// Recovery also respects the index checkpoint.
         "messageIndexSafe" message_index_safe: bool = false;
         /// ASYNC_FLUSH or SYNC_FLUSH.

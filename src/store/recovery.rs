@@ -72,7 +72,10 @@ pub(crate) fn load_and_recover(cfg: MessageStoreConfig) -> Result<(StoreInner, F
             abnormal,
             Arc::clone(&checkpoint),
         )?;
-        (Some(l.service), l.rebuild_from)
+        (
+            Some(l.service.with_index_tags(cfg.index_tags)),
+            l.rebuild_from,
+        )
     } else {
         (None, None)
     };

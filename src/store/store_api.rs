@@ -10,6 +10,7 @@ use super::commitlog::record::{self, Decoded};
 use super::dispatch::OwnRecord;
 use super::flush::group_commit::FlushRequest;
 use super::get::*;
+use super::index::IndexKind;
 use super::mapped_file::os::disk_used_ratio;
 use super::message::*;
 use super::util::{find_property, props_iter};
@@ -138,25 +139,45 @@ impl MessageStore {
         begin: i64,
         end: i64,
     ) -> QueryMessageResult {
+        self.query_message_by(IndexKind::Key, topic, key, max_num, begin, end)
+    }
+
+    /// Records found through the index: by key as `query_message`, or (`IndexKind::Tag`) those
+    /// whose TAGS equal `key`, through Java 5.5's tag entries (`rmqdIndexTags`, or an index a Java
+    /// 5.5 broker wrote).
+    pub fn query_message_by(
+        &self,
+        kind: IndexKind,
+        topic: &str,
+        key: &str,
+        max_num: usize,
+        begin: i64,
+        end: i64,
+    ) -> QueryMessageResult {
         let mut out = QueryMessageResult::default();
         let Some(index) = &self.inner.index else {
             return out;
         };
         let max = max_num.min(self.inner.cfg.max_msgs_num_batch.max(1) as usize);
-        for phy in index.query(topic, key, max, begin, end) {
+        for phy in index.query(kind, topic, key, max, begin, end) {
             let Some(b) = self.lookup_message_by_offset(phy) else {
                 continue;
             };
             let Ok(Decoded::Record(r)) = record::decode(&b, false) else {
                 continue;
             };
-            let matches = r.topic == topic.as_bytes()
+            let key = key.as_bytes();
+            let has_key = |(k, v): (&[u8], &[u8])| match kind {
+                IndexKind::Key => {
+                    (k == b"UNIQ_KEY" && v == key)
+                        || (k == b"KEYS" && v.split(|&c| c == b' ').any(|w| w == key))
+                }
+                IndexKind::Tag => k == b"TAGS" && v == key,
+            };
+            if r.topic == topic.as_bytes()
                 && r.phys_offset == phy
-                && props_iter(r.properties).any(|(k, v)| {
-                    (k == b"UNIQ_KEY" && v == key.as_bytes())
-                        || (k == b"KEYS" && v.split(|&c| c == b' ').any(|w| w == key.as_bytes()))
-                });
-            if matches {
+                && props_iter(r.properties).any(has_key)
+            {
                 out.phy_offsets.push(phy);
                 out.messages.push(b);
             }

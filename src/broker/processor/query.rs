@@ -1,4 +1,4 @@
-//! QUERY_MESSAGE (12, by key or unique key through the index), VIEW_MESSAGE_BY_ID (33, by
+//! QUERY_MESSAGE (12, by key, unique key or (5.5) tags through the index), VIEW_MESSAGE_BY_ID (33, by
 //! commit-log offset). Records are answered as stored.
 
 use std::sync::Arc;
@@ -14,6 +14,10 @@ use crate::remoting::header::view_message::ViewMessageRequestHeader;
 use crate::remoting::header::CommandHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
 use crate::server::Connection;
+use crate::store::index::IndexKind;
+
+/// Java 5.5 `MessageConst.INDEX_TAG_TYPE`.
+const INDEX_TAG_TYPE: &str = "T";
 
 /// Java `defaultQueryMaxNum`, used instead of `maxNum` for unique-key queries.
 const DEFAULT_QUERY_MAX_NUM: i32 = 32;
@@ -32,7 +36,15 @@ pub fn query_message(
     } else {
         h.max_num
     };
-    let mut r = ctx.store.query_message(
+    // Java 5.5: a unique-key query is a key query; `indexType=T` looks up the tags entries;
+    // anything else (absent, empty, `K`) the keys
+    let kind = if !unique && h.index_type.as_deref() == Some(INDEX_TAG_TYPE) {
+        IndexKind::Tag
+    } else {
+        IndexKind::Key
+    };
+    let mut r = ctx.store.query_message_by(
+        kind,
         &h.topic,
         &h.key,
         max_num.max(0) as usize,

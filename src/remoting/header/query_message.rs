@@ -14,6 +14,8 @@ use crate::remoting::error::RemotingError;
 /// maxNum             Integer  Y
 /// beginTimestamp     Long     Y
 /// endTimestamp       Long     Y
+/// indexType          String   N   (5.5: K keys, T tags; U is implied by _UNIQUE_KEY_QUERY)
+/// lastKey            String   N   (5.5: paging of the RocksDB index; the file index ignores it)
 /// _UNIQUE_KEY_QUERY  Boolean  N
 /// + rpc              bname ns nsd oway lo (RpcRequestHeader)
 /// ```
@@ -24,6 +26,10 @@ pub struct QueryMessageRequestHeader {
     pub max_num: i32,
     pub begin_timestamp: i64,
     pub end_timestamp: i64,
+    /// Java 5.5 `indexType`: `K` (keys, the default) or `T` (tags).
+    pub index_type: Option<String>,
+    /// Java 5.5 `lastKey`.
+    pub last_key: Option<String>,
     /// Plain ext key: true ⇒ broker uses its own `defaultQueryMaxNum`.
     pub unique_key_query: Option<bool>,
     pub rpc: RpcRequestHeader,
@@ -36,6 +42,8 @@ impl CommandHeader for QueryMessageRequestHeader {
         ext.put("maxNum", self.max_num);
         ext.put("beginTimestamp", self.begin_timestamp);
         ext.put("endTimestamp", self.end_timestamp);
+        ext.put_opt("indexType", &self.index_type);
+        ext.put_opt("lastKey", &self.last_key);
         ext.put_opt("_UNIQUE_KEY_QUERY", &self.unique_key_query);
         self.rpc.write_to(ext);
     }
@@ -47,6 +55,8 @@ impl CommandHeader for QueryMessageRequestHeader {
             max_num: ext.i32("maxNum")?,
             begin_timestamp: ext.i64("beginTimestamp")?,
             end_timestamp: ext.i64("endTimestamp")?,
+            index_type: ext.string_opt("indexType"),
+            last_key: ext.string_opt("lastKey"),
             unique_key_query: ext.bool_opt("_UNIQUE_KEY_QUERY"),
             rpc: RpcRequestHeader::read_from(ext)?,
         })
@@ -93,6 +103,8 @@ mod tests {
             ("maxNum", "3"),
             ("beginTimestamp", "1700000000000"),
             ("endTimestamp", "1700000000000"),
+            ("indexType", "T"),
+            ("lastKey", "k9"),
             ("_UNIQUE_KEY_QUERY", "true"),
             ("bname", "broker-a"),
         ]);

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::store::error::Result;
 use crate::store::mapped_file::mut_map::MutMap;
 
-pub use service::IndexService;
+pub use service::{IndexKind, IndexService};
 
 pub const INDEX_HEADER_SIZE: usize = 40;
 pub const HASH_SLOT_SIZE: usize = 4;
@@ -27,9 +27,29 @@ pub fn index_file_size(slots: usize, entries: usize) -> usize {
 
 /// `abs(String.hashCode("topic#key"))`, `Integer.MIN_VALUE` -> 0.
 pub fn key_hash(topic: &[u8], key: &[u8]) -> i32 {
+    positive(continue_hash(topic_prefix_hash(topic), key))
+}
+
+/// The hash of Java 5.5's tag entry, `topic#T#tags` (`MessageConst.INDEX_TAG_TYPE`): the same as
+/// `key_hash(topic, "T#" + tags)`, without building that string.
+pub fn tag_hash(topic: &[u8], tags: &[u8]) -> i32 {
+    positive(continue_hash(
+        continue_hash(topic_prefix_hash(topic), TAG_KEY_PREFIX),
+        tags,
+    ))
+}
+
+/// What Java 5.5 puts between the topic's `#` and the tags of a tag entry.
+pub const TAG_KEY_PREFIX: &[u8] = b"T#";
+
+/// `String.hashCode` of `topic#`.
+fn topic_prefix_hash(topic: &[u8]) -> i32 {
     let h = crate::store::util::java_hash_bytes(topic);
-    let h = h.wrapping_mul(31).wrapping_add(b'#' as i32);
-    let h = continue_hash(h, key);
+    h.wrapping_mul(31).wrapping_add(b'#' as i32)
+}
+
+/// `Math.abs` of a hash, `Integer.MIN_VALUE` -> 0 (Java's index keeps it as 0).
+fn positive(h: i32) -> i32 {
     if h == i32::MIN {
         0
     } else {
@@ -313,6 +333,16 @@ impl IndexFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tag_hash_is_the_hash_of_the_t_key_java_builds() {
+        for tags in [&b"t1"[..], "标签".as_bytes(), b"a||b", b"", &[0xff, 0x41]] {
+            assert_eq!(
+                tag_hash(b"TopicA", tags),
+                key_hash(b"TopicA", &[TAG_KEY_PREFIX, tags].concat())
+            );
+        }
+    }
 
     #[test]
     fn select_stops_on_a_prev_index_pointing_forward() {

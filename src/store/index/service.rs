@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{key_hash, IndexFile};
+use super::{key_hash, tag_hash, IndexFile};
 use crate::store::checkpoint::StoreCheckpoint;
 use crate::store::commitlog::record::RecordView;
 use crate::store::error::{Result, StoreError};
@@ -14,6 +14,14 @@ use crate::store::paths;
 use crate::store::service::FailureLatch;
 use crate::store::util::{find_property, now_ms};
 
+/// What a query looks up: keys (`UNIQ_KEY` and KEYS words, Java's `K`/`U` index types) or the
+/// tags entry of Java 5.5 (`T`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Key,
+    Tag,
+}
+
 /// All index files, oldest first.
 pub struct IndexService {
     dir: PathBuf,
@@ -21,6 +29,8 @@ pub struct IndexService {
     entries: usize,
     files: Mutex<Vec<IndexFile>>,
     checkpoint: Arc<StoreCheckpoint>,
+    /// Also index TAGS as `topic#T#tags` (`rmqdIndexTags`, Java 5.5's index).
+    index_tags: bool,
     /// Whether indexing fails (the disk refuses a new file or its space), logged when that
     /// starts and ends.
     pub(crate) failing: FailureLatch,
@@ -86,6 +96,7 @@ impl IndexService {
                 entries,
                 files: Mutex::new(files),
                 checkpoint,
+                index_tags: false,
                 failing: FailureLatch::default(),
             },
             rebuild_from,
@@ -98,7 +109,14 @@ impl IndexService {
         files.last().map(|f| f.header.end_phy_offset).unwrap_or(-1)
     }
 
-    /// Adds the keys of one dispatched record (`topic#UNIQ_KEY`, `topic#k` per KEYS word).
+    /// Also indexes each record's TAGS as `topic#T#tags` after its keys, as Java 5.5 does.
+    pub fn with_index_tags(mut self, on: bool) -> Self {
+        self.index_tags = on;
+        self
+    }
+
+    /// Adds the keys of one dispatched record (`topic#UNIQ_KEY`, `topic#k` per KEYS word, and
+    /// with `index_tags` `topic#T#tags`, in Java 5.5's order).
     /// Without `may_create_file`, creates and flushes nothing: `false` (and nothing added) when
     /// the keys do not all fit the newest file.
     pub fn build_index(
@@ -123,10 +141,12 @@ impl IndexService {
                 .flat_map(|k| k.split(|&b| b == b' '))
                 .filter(|k| !k.is_empty())
         };
-        if uniq.is_none() && keys.is_none() {
+        let tags =
+            find_property(rec.properties, "TAGS").filter(|t| self.index_tags && !t.is_empty());
+        if uniq.is_none() && keys.is_none() && tags.is_none() {
             return Ok(true);
         }
-        let keys = usize::from(uniq.is_some()) + words().count();
+        let keys = usize::from(uniq.is_some()) + words().count() + usize::from(tags.is_some());
         if !may_create_file {
             let free = files.last().map_or(0, |f| {
                 self.entries
@@ -140,8 +160,12 @@ impl IndexService {
             // all of this record's keys or none: a full disk fails here, before any is written
             last.reserve_entries(keys)?;
         }
-        for key in uniq.into_iter().chain(words()) {
-            let hash = key_hash(rec.topic, key);
+        let hashes = uniq
+            .into_iter()
+            .chain(words())
+            .map(|key| key_hash(rec.topic, key))
+            .chain(tags.map(|t| tag_hash(rec.topic, t)));
+        for hash in hashes {
             self.put_one(&mut files, hash, phy, rec.store_timestamp)?;
         }
         Ok(true)
@@ -180,10 +204,22 @@ impl IndexService {
         Ok(())
     }
 
-    /// Offsets of messages indexed under `topic#key` in [begin, end], newest file first, at most
-    /// `max` (deduplicated; callers still check the record's key).
-    pub fn query(&self, topic: &str, key: &str, max: usize, begin: i64, end: i64) -> Vec<i64> {
-        let hash = key_hash(topic.as_bytes(), key.as_bytes());
+    /// Offsets of messages indexed under `topic#key` (or `topic#T#key` for a tag) in
+    /// [begin, end], newest file first, at most `max` (deduplicated; callers still check the
+    /// record's key).
+    pub fn query(
+        &self,
+        kind: IndexKind,
+        topic: &str,
+        key: &str,
+        max: usize,
+        begin: i64,
+        end: i64,
+    ) -> Vec<i64> {
+        let hash = match kind {
+            IndexKind::Key => key_hash(topic.as_bytes(), key.as_bytes()),
+            IndexKind::Tag => tag_hash(topic.as_bytes(), key.as_bytes()),
+        };
         let files = self.files.lock();
         let mut out = Vec::new();
         for f in files.iter().rev() {
@@ -310,8 +346,46 @@ mod tests {
         // 4 entries, the first unused, two taken: one left, two needed.
         assert!(!svc.build_index(&rec, 200, false).unwrap());
         assert_eq!(svc.file_count(), 1);
-        assert_eq!(svc.query("T", "a", 8, 0, i64::MAX), vec![100]);
+        assert_eq!(
+            svc.query(IndexKind::Key, "T", "a", 8, 0, i64::MAX),
+            vec![100]
+        );
         assert!(svc.build_index(&rec, 200, true).unwrap());
         assert_eq!(svc.file_count(), 2);
+    }
+
+    /// `rmqdIndexTags`: the tags entry follows the keys, as Java 5.5 orders them; without it the
+    /// file holds the keys only (Java 5.3.3); a tag query finds it by `topic#T#tags`.
+    #[test]
+    fn tags_are_indexed_after_the_keys_only_when_switched_on() {
+        let rec_bytes = record("UNIQ_KEY\u{1}U1\u{2}KEYS\u{1}a b\u{2}TAGS\u{1}t1\u{2}");
+        let Ok(Decoded::Record(rec)) = record::decode(&rec_bytes, false) else {
+            panic!("record")
+        };
+        for on in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let ckpt = Arc::new(StoreCheckpoint::open(&dir.path().join("checkpoint")).unwrap());
+            let svc = IndexService::load(&dir.path().join("index"), 8, 16, false, ckpt)
+                .unwrap()
+                .service
+                .with_index_tags(on);
+            assert!(svc.build_index(&rec, 100, true).unwrap());
+            let hashes: Vec<i32> = svc.files.lock()[0].entries().map(|e| e.1).collect();
+            let mut want = vec![
+                key_hash(b"T", b"U1"),
+                key_hash(b"T", b"a"),
+                key_hash(b"T", b"b"),
+            ];
+            if on {
+                want.push(key_hash(b"T", b"T#t1"));
+            }
+            assert_eq!(hashes, want, "index_tags {on}");
+            let by_tag = svc.query(IndexKind::Tag, "T", "t1", 8, 0, i64::MAX);
+            assert_eq!(by_tag, if on { vec![100] } else { vec![] });
+            assert_eq!(
+                svc.query(IndexKind::Key, "T", "b", 8, 0, i64::MAX),
+                vec![100]
+            );
+        }
     }
 }

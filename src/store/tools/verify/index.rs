@@ -262,7 +262,7 @@ fn entry_against_record(
             let mut hashes: HashSet<i32> = keys.map(|k| index::key_hash(r.topic, k)).collect();
             // Java 5.5 also indexes the tags as `topic#T#tags` (MessageConst.INDEX_TAG_TYPE)
             if let Some(tags) = find_property(r.properties, "TAGS").filter(|t| !t.is_empty()) {
-                hashes.insert(index::key_hash(r.topic, &[b"T#", tags].concat()));
+                hashes.insert(index::tag_hash(r.topic, tags));
             }
             (!hashes.contains(&hash))
                 .then(|| format!("entry {n}: hash {hash} matches no key of the record at {phy}"))

@@ -32,13 +32,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import com.alibaba.fastjson.JSON;
 import com.alibaba.fastjson.JSONObject;
+import org.apache.rocketmq.client.QueryResult;
+import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.lite.LiteSubscriptionAction;
+import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageExt;
@@ -113,7 +117,9 @@ final class LiteSwap {
         try {
             for (int i = 0; i < 5; i++) {
                 for (String l : List.of("a", "b")) {
-                    SendResult r = p.send(liteMsg(t, l, l + "-" + i));
+                    Message m = liteMsg(t, l, l + "-" + i);
+                    m.setTags("tag" + l); // indexed as topic#T#tag<l> by Java 5.5 (and rmqd with rmqdIndexTags)
+                    SendResult r = p.send(m);
                     check(r.getSendStatus() == SendStatus.SEND_OK, "send " + l + "-" + i + ": " + r);
                     JSONObject e = new JSONObject(new LinkedHashMap<>());
                     e.put("msgId", r.getMsgId());
@@ -247,6 +253,22 @@ final class LiteSwap {
                 "viewMessage " + e.getKey() + ": " + body(m) + " " + m.getProperties());
         }
         sb.append("10 viewMessage by offsetMsgId; ");
+        // the first broker's tag index entries (topic#T#taga), served by the second: a query by tag (indexType=T, the
+        // admin API and mqadmin queryMsgByKey -p T of 5.5.0) finds a-0..a-4
+        Set<String> byTag = new TreeSet<>();
+        try {
+            QueryResult qr = admin.queryMessage(null, t, "taga", 64, 0, Long.MAX_VALUE, MessageConst.INDEX_TAG_TYPE, null);
+            for (MessageExt m : qr.getMessageList()) byTag.add(body(m));
+        } catch (MQClientException e) {
+            check(false, "QUERY_MESSAGE indexType=T key taga on the second broker: " + e.getMessage());
+        }
+        check(byTag.equals(Set.of("a-0", "a-1", "a-2", "a-3", "a-4")), "query by tag taga on the second broker: " + byTag);
+        String qo = LiteMain.mqadmin("queryMsgByKey", "-t", t, "-k", "taga", "-p", "T");
+        for (int i = 0; i < 5; i++) {
+            String id = sent.getJSONObject("a-" + i).getString("msgId");
+            check(qo.contains(id), "mqadmin queryMsgByKey -p T taga: no " + id + " in " + LiteMain.cut(qo, 600));
+        }
+        sb.append("query by tag (indexType=T, queryMsgByKey -p T): a-0..a-4; ");
         // a new raw client subscribes a and b: a from 3, b from 0 (no offset: the start)
         ctlOk(LiteSubscriptionAction.PARTIAL_ADD, cid, g, t, Set.of("a", "b"));
         Map<String, List<String>> got = new TreeMap<>();
