@@ -263,10 +263,10 @@ final class LiteSwap {
             check(false, "QUERY_MESSAGE indexType=T key taga on the second broker: " + e.getMessage());
         }
         check(byTag.equals(Set.of("a-0", "a-1", "a-2", "a-3", "a-4")), "query by tag taga on the second broker: " + byTag);
-        String qo = LiteMain.mqadmin("queryMsgByKey", "-t", t, "-k", "taga", "-p", "T");
+        String byTagOut = LiteMain.mqadmin("queryMsgByKey", "-t", t, "-k", "taga", "-p", "T");
         for (int i = 0; i < 5; i++) {
             String id = sent.getJSONObject("a-" + i).getString("msgId");
-            check(qo.contains(id), "mqadmin queryMsgByKey -p T taga: no " + id + " in " + LiteMain.cut(qo, 600));
+            check(byTagOut.contains(id), "mqadmin queryMsgByKey -p T taga: no " + id + " in " + LiteMain.cut(byTagOut, 600));
         }
         sb.append("query by tag (indexType=T, queryMsgByKey -p T): a-0..a-4; ");
         // a new raw client subscribes a and b: a from 3, b from 0 (no offset: the start)
