@@ -240,6 +240,16 @@ impl MessageStore {
         self.inner.cqs.lmq_count()
     }
 
+    /// LMQs with a queue or named by a put not dispatched yet (the LMQ quota's count).
+    pub fn lmq_count_named(&self) -> usize {
+        self.inner.cqs.lmq_count_named()
+    }
+
+    /// Whether LMQ `name` has a queue or is named by a put not dispatched yet.
+    pub fn lmq_named(&self, name: &str) -> bool {
+        self.inner.cqs.lmq_named(name)
+    }
+
     /// Whether the LMQ (or any topic) has a consume queue (Java `isLmqExist`).
     pub fn queue_exists(&self, topic: &str) -> bool {
         self.inner.cqs.find_topic(topic)

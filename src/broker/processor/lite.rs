@@ -603,7 +603,8 @@ pub fn get_broker_lite_info(
         &serde_json::json!({
             "storeType": cfg.store_type,
             "maxLmqNum": cfg.max_lmq_consume_queue_num,
-            "currentLmqNum": ctx.store.lmq_count(),
+            // with the LMQs named by puts not dispatched yet, as the quota counts them
+            "currentLmqNum": ctx.store.lmq_count_named(),
             "liteSubscriptionCount": ctx.lite.active(),
             "orderInfoCount": ctx.lite.order.len(),
             "cqTableSize": ctx.store.queue_topic_count(),

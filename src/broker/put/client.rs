@@ -139,11 +139,13 @@ fn check_lmq_quota(ctx: &BrokerContext, msg: &MessageInput) -> Result<(), Broker
     else {
         return Ok(());
     };
-    let full = ctx.store.lmq_count() as i64 >= cfg.max_lmq_consume_queue_num;
+    // Java counts the queues dispatch has made, so back-to-back sends pass its quota by as many
+    // as dispatch is behind; rmqd also counts the LMQs named by puts not dispatched yet
+    let full = ctx.store.lmq_count_named() as i64 >= cfg.max_lmq_consume_queue_num;
     if full
         && names
             .split(',')
-            .any(|n| topic::is_lmq(n) && !ctx.store.queue_exists(n))
+            .any(|n| topic::is_lmq(n) && !ctx.store.lmq_named(n))
     {
         return Err(BrokerError::refused(
             ResponseCode::LMQ_QUOTA_EXCEEDED,

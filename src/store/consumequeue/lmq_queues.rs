@@ -76,6 +76,16 @@ impl LmqQueues {
         self.queues.take(name).map(|q| q.0)
     }
 
+    /// Whether the put has named `name` and dispatch has not made its queue yet.
+    pub(super) fn is_pending(&self, name: &str) -> bool {
+        self.pending.contains_key(name)
+    }
+
+    /// How many LMQs are pending (see [`Self::pending`]).
+    pub(super) fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
     pub(super) fn iter(&self) -> impl Iterator<Item = &Arc<ConsumeQueue>> {
         self.queues.iter().map(|q| &q.0)
     }

@@ -219,6 +219,20 @@ impl ConsumeQueueTable {
         self.lmq_topics.load(Ordering::Relaxed)
     }
 
+    /// How many `%LMQ%` topics have a queue or are named by a put whose dispatch has not made
+    /// the queue yet: what the LMQ quota counts, so that it does not depend on how far dispatch
+    /// is behind the puts.
+    pub fn lmq_count_named(&self) -> usize {
+        let r = self.queues.read();
+        self.lmq_topics.load(Ordering::Relaxed) + r.lmqs.pending_len()
+    }
+
+    /// Whether LMQ `name` has a queue or is pending one (see [`Self::lmq_count_named`]).
+    pub fn lmq_named(&self, name: &str) -> bool {
+        let r = self.queues.read();
+        r.has_topic(name) || r.lmqs.is_pending(name)
+    }
+
     /// Snapshot of all queues.
     pub fn all(&self) -> Vec<Arc<ConsumeQueue>> {
         self.queues.read().all().cloned().collect()
@@ -442,6 +456,8 @@ mod tests {
         t.advance_lmq_put_offset("%LMQ%a");
         assert_eq!(t.lmq_put_offset("%LMQ%a"), 2, "no queue yet: pending");
         assert_eq!(t.lmq_count(), 0, "a put offset makes no queue");
+        assert_eq!(t.lmq_count_named(), 1, "but the quota counts it");
+        assert!(t.lmq_named("%LMQ%a") && !t.lmq_named("%LMQ%b"));
         let q = t.find_or_create("%LMQ%a", 0);
         assert_eq!(
             q.put_offset(),
