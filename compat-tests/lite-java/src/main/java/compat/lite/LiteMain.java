@@ -1061,6 +1061,7 @@ public final class LiteMain {
         DefaultMQProducer p = classic("11");
         int sent = 0, code = 0;
         String remark = "", counts = "";
+        boolean checked = false;
         try {
             p.setRetryTimesWhenSendFailed(0);
             for (int i = 0; i < 400; i++) {
@@ -1077,15 +1078,20 @@ public final class LiteMain {
             check(sent >= 250, "refused after only " + sent + " new lite topics");
             if (before != null) {
                 // Java checks the quota in the put hook against the count of consume queues created so far, and
-                // those are created by the asynchronous dispatch: back-to-back sends may pass it by one or two
+                // those are created by the asynchronous dispatch: back-to-back sends pass it by as many as dispatch
+                // is behind (Java 5.5.0 here: by 0 on a quiet box, by 3 at load ~4 from a parallel build), hence 305
                 int at = admin.getBrokerLiteInfo(broker).getCurrentLmqNum();
-                check(at >= 300 && at <= 302 && before + sent == at, "currentLmqNum when refused " + at + ": " + before
-                    + " before + " + sent + " accepted (want 300..302)");
+                check(at >= 300 && at <= 305 && before + sent == at, "currentLmqNum when refused " + at + ": " + before
+                    + " before + " + sent + " accepted (want 300..305)");
                 counts = ", " + before + " LMQs before, " + at + " when refused";
             }
             check(p.send(liteMsg(t, "n0", "again")).getSendStatus() == SendStatus.SEND_OK, "existing lite topic refused at the quota");
+            checked = true;
         } finally {
             p.shutdown();
+            // the parent (and its ~300 lite topics) goes even when a check failed: the quota it holds would
+            // refuse the new lite topics of every later scenario
+            if (!checked) mqadmin("deleteTopic", "-c", cluster, "-t", t);
         }
         String o = mqadmin("deleteTopic", "-c", cluster, "-t", t);
         check(o.contains("success"), "deleteTopic: " + cut(o, 200));
