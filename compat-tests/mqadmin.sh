@@ -85,6 +85,19 @@ mqadmin_suite() {
   # every 10 s: three tries (~20 s) cover one sample after the send
   mqadmin sendMessage -t "$T" -p "statsAll probe" > "$MQA_OUT/M24b-send.out" 2>&1
   MQA_TRIES=3 mqa_check M24b "^$T +$G +[0-9]+ +[0-9.]+ +[0-9.]+ +[1-9][0-9]* +[0-9]+" statsAll -a -t "$T"
+  # UPDATE_AND_CREATE_TOPIC_LIST (18) / UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225): a JSON list of TopicConfig /
+  # SubscriptionGroupConfig from a file; the route (through the NameServer) and the group's config show what was written
+  local LT1="MQAL1_$rid" LT2="MQAL2_$rid" LG="MQALG_$rid"
+  printf '[{"topicName":"%s","readQueueNums":3,"writeQueueNums":3,"perm":6},{"topicName":"%s","readQueueNums":2,"writeQueueNums":2,"perm":4}]\n' \
+    "$LT1" "$LT2" > "$MQA_OUT/topic-list.json"
+  printf '[{"groupName":"%s","retryMaxTimes":5,"consumeBroadcastEnable":true}]\n' "$LG" > "$MQA_OUT/group-list.json"
+  if mqa_check M27 "submit batch of topic config to 127\.0\.0\.1:$port success" updateTopicList -b "$A" -f "$MQA_OUT/topic-list.json"; then
+    MQA_TRIES=3 mqa_check M27b '"writeQueueNums":3' topicRoute -t "$LT1"
+    MQA_TRIES=3 mqa_check M27c '"perm":4' topicRoute -t "$LT2"
+  fi
+  if mqa_check M28 "submit batch of group config to 127\.0\.0\.1:$port success" updateSubGroupList -b "$A" -f "$MQA_OUT/group-list.json"; then
+    mqa_check M28b "^retryMaxTimes +=  5\$" getConsumerConfig -g "$LG"
+  fi
   mqa_check M25 "^commitLogDirCapacity +: Total : [0-9.]+ [KMGTPE]?i?B, Free : " brokerStatus -b "$A"
   # GET_ALL_PRODUCER_INFO (328): the helper's producer, by group
   mqa_check M26 "^producer group \($P\) instance : clientId=[^,]+,remoteIP=/127\.0\.0\.1:[0-9]+, language=JAVA, version=[0-9]+, lastUpdateTimestamp=[0-9]+" producer -b "$A"

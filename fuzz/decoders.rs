@@ -174,6 +174,8 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = TopicConfigAndQueueMapping::decode(body);
     let _ = SubscriptionGroupConfig::decode(body);
     let _ = SubscriptionGroupWrapper::decode(body);
+    let _ = topic_config_list::CreateTopicListRequestBody::decode(body);
+    let _ = topic_config_list::SubscriptionGroupList::decode(body);
     let _ = GroupList::decode(body);
     let _ = BrokerStatsData::decode(body);
     let _ = ProducerTableInfo::decode(body);

@@ -70,7 +70,11 @@ impl RequestHandler for BrokerHandler {
                     let system = crate::common::topic::is_system_topic(topic);
                     self.ctx.metrics.topic_created(success, system, ms);
                 }
-                UPDATE_AND_CREATE_SUBSCRIPTIONGROUP => self.ctx.metrics.group_created(success, ms),
+                // Java labels a list by its joined names ("T1;T2;"), which is no system topic
+                UPDATE_AND_CREATE_TOPIC_LIST => self.ctx.metrics.topic_created(success, false, ms),
+                UPDATE_AND_CREATE_SUBSCRIPTIONGROUP | UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST => {
+                    self.ctx.metrics.group_created(success, ms)
+                }
                 _ => {}
             }
         }
@@ -110,6 +114,7 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         GET_MIN_OFFSET => consumer_manage::get_min_offset(ctx, c, r),
         GET_EARLIEST_MSG_STORETIME => consumer_manage::get_earliest_msg_storetime(ctx, c, r),
         UPDATE_AND_CREATE_TOPIC => admin_topic::update_and_create_topic(ctx, c, r),
+        UPDATE_AND_CREATE_TOPIC_LIST => admin_topic::update_and_create_topic_list(ctx, c, r),
         DELETE_TOPIC_IN_BROKER => admin_topic::delete_topic_in_broker(ctx, c, r),
         GET_ALL_TOPIC_CONFIG => admin_topic::get_all_topic_config(ctx, c, r),
         GET_TOPIC_CONFIG => admin_topic::get_topic_config(ctx, c, r),
@@ -120,6 +125,9 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         QUERY_TOPIC_CONSUME_BY_WHO => admin_topic::query_topic_consume_by_who(ctx, c, r),
         UPDATE_AND_CREATE_SUBSCRIPTIONGROUP => {
             admin_group::update_and_create_subscription_group(ctx, c, r)
+        }
+        UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST => {
+            admin_group::update_and_create_subscription_group_list(ctx, c, r)
         }
         GET_ALL_SUBSCRIPTIONGROUP_CONFIG => {
             admin_group::get_all_subscription_group_config(ctx, c, r)
@@ -192,11 +200,11 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         // Statistics, other administration, filter servers, static topics, RocksDB, cold data.
         | GET_BROKER_CONSUME_STATS
         | GET_TIMER_CHECK_POINT | GET_TIMER_METRICS | QUERY_CONSUME_TIME_SPAN | QUERY_BROKER_OFFSET
-        | UPDATE_AND_CREATE_TOPIC_LIST | GET_TOPIC_CONFIG_LIST | GET_TOPIC_NAME_LIST
+        | GET_TOPIC_CONFIG_LIST | GET_TOPIC_NAME_LIST
         | TRIGGER_DELETE_FILES | GET_ALL_CONSUMER_OFFSET | GET_ALL_DELAY_OFFSET | GET_CLIENT_CONFIG
         | SUSPEND_CONSUMER | RESUME_CONSUMER | RESET_CONSUMER_OFFSET_IN_CONSUMER
         | RESET_CONSUMER_OFFSET_IN_BROKER | ADJUST_CONSUMER_THREAD_POOL | WHO_CONSUME_THE_MESSAGE
-        | INVOKE_BROKER_TO_GET_CONSUMER_STATUS | UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST
+        | INVOKE_BROKER_TO_GET_CONSUMER_STATUS
         | REGISTER_FILTER_SERVER | REGISTER_MESSAGE_FILTER_CLASS | QUERY_CORRECTION_OFFSET
         | CLONE_GROUP_OFFSET | CLEAN_UNUSED_TOPIC | RESUME_CHECK_HALF_MESSAGE
         | QUERY_TOPICS_BY_CONSUMER | QUERY_SUBSCRIPTION_BY_CONSUMER | UPDATE_AND_GET_GROUP_FORBIDDEN

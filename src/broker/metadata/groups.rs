@@ -177,6 +177,27 @@ impl SubscriptionGroupManager {
         self.changed()
     }
 
+    /// Creates or replaces several groups: a data-version step for each, one persist (Java
+    /// `updateSubscriptionGroupConfigList`).
+    pub fn update_all(&self, list: Vec<SubscriptionGroupConfig>) -> Result<(), MetadataError> {
+        let list: Vec<_> = list
+            .into_iter()
+            .filter(|g| !(self.lmq && is_lmq(&g.group_name)))
+            .collect();
+        if list.is_empty() {
+            return Ok(());
+        }
+        {
+            let mut table = self.table.write();
+            let mut version = self.data_version.lock();
+            for g in list {
+                table.insert(g.group_name.clone(), Arc::new(g));
+                version.next_version();
+            }
+        }
+        self.persist()
+    }
+
     pub fn delete(&self, group: &str) -> Result<bool, MetadataError> {
         let removed = self.table.write().remove(group).is_some();
         self.forbidden.write().remove(group);

@@ -149,6 +149,27 @@ impl TopicConfigManager {
         self.changed()
     }
 
+    /// Creates or replaces several topics: a data-version step for each, one persist (Java
+    /// `updateTopicConfigList`).
+    pub fn update_all(&self, list: Vec<TopicConfig>) -> Result<(), MetadataError> {
+        let list: Vec<_> = list
+            .into_iter()
+            .filter(|tc| !self.is_lmq(&tc.topic_name))
+            .collect();
+        if list.is_empty() {
+            return Ok(());
+        }
+        {
+            let mut table = self.table.write();
+            let mut version = self.data_version.lock();
+            for tc in list {
+                table.insert(tc.topic_name.clone(), Arc::new(tc));
+                version.next_version();
+            }
+        }
+        self.persist()
+    }
+
     /// Removes a topic; false when it did not exist.
     pub fn delete(&self, topic: &str) -> Result<bool, MetadataError> {
         let removed = self.table.write().remove(topic).is_some();

@@ -1,5 +1,5 @@
 //! Topic administration as mqadmin and the admin APIs use it: UPDATE_AND_CREATE_TOPIC (17),
-//! DELETE_TOPIC_IN_BROKER (215), GET_ALL_TOPIC_CONFIG (21), GET_TOPIC_CONFIG (351),
+//! UPDATE_AND_CREATE_TOPIC_LIST (18), DELETE_TOPIC_IN_BROKER (215), GET_ALL_TOPIC_CONFIG (21), GET_TOPIC_CONFIG (351),
 //! GET_TOPIC_STATS_INFO (202), GET_SYSTEM_TOPIC_LIST_FROM_BROKER (305),
 //! QUERY_TOPIC_CONSUME_BY_WHO (300).
 
@@ -12,6 +12,7 @@ use crate::broker::BrokerContext;
 use crate::common::topic::{self, MessageQueue, TopicConfig};
 use crate::remoting::body::group_list::GroupList;
 use crate::remoting::body::topic_config_and_queue_mapping::TopicConfigAndQueueMapping;
+use crate::remoting::body::topic_config_list::CreateTopicListRequestBody;
 use crate::remoting::body::topic_config_wrapper::TopicConfigAndMappingSerializeWrapper;
 use crate::remoting::body::topic_list::TopicList;
 use crate::remoting::body::topic_stats_table::{TopicOffset, TopicStatsTable};
@@ -30,25 +31,7 @@ pub fn update_and_create_topic(
     request: &RemotingCommand,
 ) -> ProcessorResult {
     let h: CreateTopicRequestHeader = read_header(request)?;
-    if let Err(e) = topic::validate_topic(&h.topic) {
-        return Err(BrokerError::refused(
-            ResponseCode::INVALID_PARAMETER,
-            e.to_string(),
-        ));
-    }
-    if ctx.is_system_topic(&h.topic) {
-        return Err(BrokerError::refused(
-            ResponseCode::INVALID_PARAMETER,
-            format!("The topic[{}] is conflict with system topic.", h.topic),
-        ));
-    }
-    if !matches!(h.topic_filter_type.as_str(), "SINGLE_TAG" | "MULTI_TAG") {
-        let remark = format!(
-            "No enum constant org.apache.rocketmq.common.TopicFilterType.{}",
-            h.topic_filter_type
-        );
-        return Err(BrokerError::system(remark));
-    }
+    check_topic(ctx, &h.topic, &h.topic_filter_type)?;
     let mut tc = TopicConfig::new(&h.topic, h.read_queue_nums, h.write_queue_nums, h.perm);
     tc.topic_filter_type = h.topic_filter_type.clone();
     tc.topic_sys_flag = h.topic_sys_flag.unwrap_or(0);
@@ -62,27 +45,100 @@ pub fn update_and_create_topic(
     Ok(ok(request))
 }
 
-/// Applies `+key=value,-key` attribute edits as Java's `AttributeParser` reads them.
-fn apply_attributes(tc: &mut TopicConfig, spec: &str) -> Result<(), BrokerError> {
-    let bad = |part: &str, what: &str| {
+/// UPDATE_AND_CREATE_TOPIC_LIST (18, `mqadmin updateTopicList`): every topic of the body is
+/// checked as 17 checks one before any is written; then all are written with one persist and one
+/// registration (Java 5.3.3 `updateAndCreateTopicList`). A topic whose config is unchanged is
+/// left as it is; Java answers SUCCESS at the first such topic without writing the others.
+pub fn update_and_create_topic_list(
+    ctx: &BrokerContext,
+    _conn: &Arc<Connection>,
+    request: &RemotingCommand,
+) -> ProcessorResult {
+    let body = CreateTopicListRequestBody::decode(&request.body.to_bytes()).map_err(|e| {
         BrokerError::refused(
             ResponseCode::INVALID_PARAMETER,
-            format!("bad attribute {part:?}: {what}"),
+            format!("the body is not a CreateTopicListRequestBody: {e}"),
         )
-    };
+    })?;
+    let mut changed = Vec::with_capacity(body.topic_config_list.len());
+    for asked in body.topic_config_list {
+        check_topic(ctx, &asked.topic_name, &asked.topic_filter_type)?;
+        let existing = ctx.topics.select(&asked.topic_name);
+        if existing.as_deref() == Some(&asked) {
+            continue;
+        }
+        let mut tc = TopicConfig {
+            attributes: existing.map(|e| e.attributes.clone()).unwrap_or_default(),
+            ..asked.clone()
+        };
+        for (key, value) in &asked.attributes {
+            apply_attribute(&mut tc, key, value)?;
+        }
+        changed.push(tc);
+    }
+    if !changed.is_empty() {
+        ctx.topics.update_all(changed)?;
+        ctx.register_to_namesrv_soon();
+    }
+    Ok(ok(request))
+}
+
+/// What 17 and 18 refuse: an illegal name, a system topic, a filter type Java has no constant for.
+fn check_topic(ctx: &BrokerContext, name: &str, filter_type: &str) -> Result<(), BrokerError> {
+    if let Err(e) = topic::validate_topic(name) {
+        return Err(BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            e.to_string(),
+        ));
+    }
+    if ctx.is_system_topic(name) {
+        return Err(BrokerError::refused(
+            ResponseCode::INVALID_PARAMETER,
+            format!("The topic[{name}] is conflict with system topic."),
+        ));
+    }
+    if !matches!(filter_type, "SINGLE_TAG" | "MULTI_TAG") {
+        let remark =
+            format!("No enum constant org.apache.rocketmq.common.TopicFilterType.{filter_type}");
+        return Err(BrokerError::system(remark));
+    }
+    Ok(())
+}
+
+/// Applies `+key=value,-key` attribute edits as Java's `AttributeParser` reads them.
+fn apply_attributes(tc: &mut TopicConfig, spec: &str) -> Result<(), BrokerError> {
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         if let Some(kv) = part.strip_prefix('+') {
             let (k, v) = kv
                 .split_once('=')
-                .ok_or_else(|| bad(part, "expected +key=value"))?;
+                .ok_or_else(|| bad_attribute(part, "expected +key=value"))?;
             tc.attributes.insert(k.to_string(), v.to_string());
         } else if let Some(k) = part.strip_prefix('-') {
             tc.attributes.remove(k);
         } else {
-            return Err(bad(part, "must start with + or -"));
+            return Err(bad_attribute(part, "must start with + or -"));
         }
     }
     Ok(())
+}
+
+/// One edit: `+key` sets `key` to `value`, `-key` removes it (Java `AttributeUtil`).
+fn apply_attribute(tc: &mut TopicConfig, key: &str, value: &str) -> Result<(), BrokerError> {
+    if let Some(k) = key.strip_prefix('+') {
+        tc.attributes.insert(k.to_string(), value.to_string());
+    } else if let Some(k) = key.strip_prefix('-') {
+        tc.attributes.remove(k);
+    } else {
+        return Err(bad_attribute(key, "must start with + or -"));
+    }
+    Ok(())
+}
+
+fn bad_attribute(part: &str, what: &str) -> BrokerError {
+    BrokerError::refused(
+        ResponseCode::INVALID_PARAMETER,
+        format!("bad attribute {part:?}: {what}"),
+    )
 }
 
 pub fn delete_topic_in_broker(

@@ -26,6 +26,7 @@ pub mod reset_offset_body;
 pub mod subscription_data;
 pub mod subscription_group;
 pub mod topic_config_and_queue_mapping;
+pub mod topic_config_list;
 pub mod topic_config_wrapper;
 pub mod topic_list;
 pub mod topic_route;
