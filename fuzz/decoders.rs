@@ -79,6 +79,8 @@ pub fn decode_all_headers(ext: &ExtFields) {
     let _ = ConsumeMessageDirectlyResultRequestHeader::read_from(ext);
     let _ = ConsumerSendMsgBackRequestHeader::read_from(ext);
     let _ = CreateTopicRequestHeader::read_from(ext);
+    let _ = recall_message::RecallMessageRequestHeader::read_from(ext);
+    let _ = recall_message::RecallMessageResponseHeader::read_from(ext);
     let _ = DeleteSubscriptionGroupRequestHeader::read_from(ext);
     let _ = DeleteTopicRequestHeader::read_from(ext);
     let _ = EndTransactionRequestHeader::read_from(ext);
@@ -176,6 +178,8 @@ pub fn decode_all_bodies(body: &[u8]) {
     let _ = SubscriptionGroupWrapper::decode(body);
     let _ = topic_config_list::CreateTopicListRequestBody::decode(body);
     let _ = topic_config_list::SubscriptionGroupList::decode(body);
+    // RECALL_MESSAGE's handle (a header value) and its Base64
+    let _ = rmqd::common::recall_handle::RecallHandle::decode(&String::from_utf8_lossy(body));
     let _ = GroupList::decode(body);
     let _ = BrokerStatsData::decode(body);
     let _ = ProducerTableInfo::decode(body);

@@ -342,3 +342,139 @@ async fn timer_message_delivered_at_its_time_once_across_a_restart() {
     .unwrap();
     broker.shutdown().await;
 }
+
+fn recall(c: &mut RawClient, topic: &str, handle: &str) -> RemotingCommand {
+    c.call(&req(
+        RequestCode::RECALL_MESSAGE,
+        &[
+            ("producerGroup", "PG"),
+            ("topic", topic),
+            ("recallHandle", handle),
+        ],
+    ))
+}
+
+/// RECALL_MESSAGE (370): a timer message's send answers its recall handle; the recall stores a
+/// delete marker for the message's slot, and when the slot comes the message is not delivered
+/// (nor is the marker), while a timer of the same slot that was not recalled is. Java's
+/// refusals: a handle for another topic, an unreadable one, a time that has passed, an unknown
+/// topic; and NO_PERMISSION while `recallMessageEnable` is off (its default).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recalled_timer_message_is_never_delivered() {
+    use rmqd::common::recall_handle::RecallHandle;
+    use rmqd::remoting::ResponseCode;
+    let dir = tempfile::tempdir().unwrap();
+    let broker =
+        support::start_broker_with(dir.path(), &[("recallMessageEnable", "true")], &[]).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "RT", 1);
+        create_topic(&mut c, "RT_OTHER", 1);
+        let mut handles = Vec::new();
+        for id in ["R1", "R2"] {
+            let props = format!("TIMER_DELAY_MS\u{1}3000\u{2}UNIQ_KEY\u{1}{id}\u{2}");
+            let r = send(&mut c, "RT", 0, &props, "0");
+            assert_eq!(r.code, 0, "{:?}", r.remark);
+            let handle = r
+                .ext("recallHandle")
+                .expect("a timer send answers a recall handle");
+            let h = RecallHandle::decode(handle).unwrap();
+            assert_eq!((h.topic.as_str(), h.message_id.as_str()), ("RT", id));
+            assert_eq!(h.broker_name, "broker-t");
+            handles.push(handle.to_string());
+        }
+        let stored = pull_first(&mut c, "rmq_sys_wheel_timer", 0, Duration::from_secs(2))
+            .expect("in the timer topic");
+        // the handle's time is TIMER_OUT_MS + 1 (rounded down, the same slot)
+        let out: i64 = stored
+            .3
+            .split('\u{2}')
+            .find_map(|p| p.strip_prefix("TIMER_OUT_MS\u{1}"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let h1 = RecallHandle::decode(&handles[0]).unwrap();
+        assert_eq!(h1.timestamp, (out + 1).to_string());
+        // a plain send answers none
+        let r = send(&mut c, "RT_OTHER", 0, "UNIQ_KEY\u{1}P1\u{2}", "0");
+        assert_eq!(r.code, 0);
+        assert_eq!(r.ext("recallHandle"), None);
+
+        for (topic, handle, code, remark) in [
+            (
+                "RT_OTHER",
+                handles[0].clone(),
+                ResponseCode::ILLEGAL_OPERATION,
+                "recall failed, topic not match",
+            ),
+            (
+                "RT",
+                "djIgeA==".to_string(),
+                ResponseCode::ILLEGAL_OPERATION,
+                "recall handle is invalid",
+            ),
+            (
+                "NO_SUCH_TOPIC",
+                handles[0].clone(),
+                ResponseCode::TOPIC_NOT_EXIST,
+                "recall failed, the topic[NO_SUCH_TOPIC] not exist",
+            ),
+            (
+                "RT",
+                RecallHandle {
+                    timestamp: "1700000000000".into(),
+                    ..h1.clone()
+                }
+                .encode(),
+                ResponseCode::ILLEGAL_OPERATION,
+                "recall failed, timestamp invalid",
+            ),
+        ] {
+            let r = recall(&mut c, topic, &handle);
+            assert_eq!(r.code, code.code(), "{remark}: {:?}", r.remark);
+            assert_eq!(r.remark.as_deref(), Some(remark));
+        }
+        let r = recall(&mut c, "RT", &handles[0]);
+        assert_eq!(r.code, 0, "{:?}", r.remark);
+        assert_eq!(r.ext("msgId"), Some("R1"));
+
+        // R2 comes at its time; by then R1's slot (the same) has been read: R1 never comes
+        let (_, _, _, props) =
+            pull_first(&mut c, "RT", 0, Duration::from_secs(10)).expect("R2 delivered");
+        assert!(props.contains("UNIQ_KEY\u{1}R2"), "{props:?}");
+        std::thread::sleep(Duration::from_millis(1500));
+        let r = c.call(&support::pull_request("RT", 0, 0));
+        assert_eq!(r.code, 0);
+        let delivered = records(&r.body.to_bytes());
+        assert_eq!(delivered.len(), 1, "only R2: {delivered:?}");
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path()).await;
+    let addr = broker.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut c = RawClient::connect(addr);
+        create_topic(&mut c, "RT", 1);
+        let r = send(
+            &mut c,
+            "RT",
+            0,
+            "TIMER_DELAY_MS\u{1}3000\u{2}UNIQ_KEY\u{1}R3\u{2}",
+            "0",
+        );
+        let handle = r.ext("recallHandle").unwrap().to_string();
+        let r = recall(&mut c, "RT", &handle);
+        assert_eq!(r.code, ResponseCode::NO_PERMISSION.code());
+        assert_eq!(
+            r.remark.as_deref(),
+            Some("recall failed, operation is forbidden")
+        );
+    })
+    .await
+    .unwrap();
+    broker.shutdown().await;
+}

@@ -170,6 +170,11 @@ config_table! {
         "transactionCheckMax" transaction_check_max: i32 = 15;
         /// ms between two check runs (Java default 30 000).
         "transactionCheckInterval" transaction_check_interval: u64 = 30_000;
+        /// RECALL_MESSAGE (370) cancels timer messages before they are due; false answers it
+        /// NO_PERMISSION (Java default false).
+        "recallMessageEnable" recall_message_enable: bool = false;
+        /// Recall also while the broker's permission forbids writes (Java default true).
+        "allowRecallWhenBrokerNotWriteable" allow_recall_when_broker_not_writeable: bool = true;
         /// Store replies in `<cluster>_REPLY_TOPIC` as well as pushing them (Java default true).
         "storeReplyMessageEnable" store_reply_message_enable: bool = true;
         /// Queues of the revive topic `rmq_sys_REVIVE_LOG_<cluster>`, where POP checkpoints and
@@ -378,7 +383,8 @@ mod tests {
             registerNameServerPeriod flushConsumerOffsetInterval longPollingEnable \
             shortPollingTimeMills enablePropertyFilter useServerSideResetOffset traceTopicEnable \
             regionId traceOn rejectTransactionMessage transactionTimeOut transactionCheckMax \
-            transactionCheckInterval storeReplyMessageEnable reviveQueueNum reviveInterval \
+            transactionCheckInterval recallMessageEnable allowRecallWhenBrokerNotWriteable \
+            storeReplyMessageEnable reviveQueueNum reviveInterval \
             enableRetryTopicV2 retrieveMessageFromPopRetryTopicV1 popFromRetryProbability \
             defaultMessageRequestMode defaultPopShareQueueNum popPollingSize maxPopPollingSize \
             serverLoadBalancerEnable serverSocketBacklog \

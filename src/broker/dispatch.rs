@@ -9,7 +9,7 @@ use super::error::BrokerError;
 use super::processor::{
     ack_message, admin_broker, admin_group, admin_topic, client_manage, consumer_manage,
     consumer_send_msg_back, end_transaction, lite, lock_batch, notification, pop_message, pull,
-    query, query_assignment, reply_message, respond, send, ProcessorResult,
+    query, query_assignment, recall, reply_message, respond, send, ProcessorResult,
 };
 use super::BrokerContext;
 use crate::remoting::RequestCode::{self, *};
@@ -101,6 +101,7 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         SEND_REPLY_MESSAGE | SEND_REPLY_MESSAGE_V2 => {
             reply_message::send_reply_message(ctx, c, r).await
         }
+        RECALL_MESSAGE => recall::recall_message(ctx, c, r).await,
         LOCK_BATCH_MQ => lock_batch::lock_batch_mq(ctx, c, r),
         UNLOCK_BATCH_MQ => lock_batch::unlock_batch_mq(ctx, c, r),
         HEART_BEAT => client_manage::heart_beat(ctx, c, r),
@@ -208,7 +209,7 @@ async fn process(ctx: &BrokerContext, c: &Arc<Connection>, r: &RemotingCommand) 
         | REGISTER_FILTER_SERVER | REGISTER_MESSAGE_FILTER_CLASS | QUERY_CORRECTION_OFFSET
         | CLONE_GROUP_OFFSET | CLEAN_UNUSED_TOPIC | RESUME_CHECK_HALF_MESSAGE
         | QUERY_TOPICS_BY_CONSUMER | QUERY_SUBSCRIPTION_BY_CONSUMER | UPDATE_AND_GET_GROUP_FORBIDDEN
-        | CHECK_ROCKSDB_CQ_WRITE_PROGRESS | EXPORT_ROCKSDB_CONFIG_TO_JSON | RECALL_MESSAGE
+        | CHECK_ROCKSDB_CQ_WRITE_PROGRESS | EXPORT_ROCKSDB_CONFIG_TO_JSON
         | UPDATE_AND_CREATE_STATIC_TOPIC | UPDATE_COLD_DATA_FLOW_CTR_CONFIG
         | REMOVE_COLD_DATA_FLOW_CTR_CONFIG | GET_COLD_DATA_FLOW_CTR_INFO | SET_COMMITLOG_READ_MODE
         => Err(BrokerError::NotSupported(r.code)),

@@ -13,8 +13,13 @@
 //! order was delivered. The Java files are left as they are. On a store the Java broker wrote
 //! (no rmqd progress yet), `config/timercheck`'s `lastReadTimeMs` says what Java delivered.
 //! After a crash, timers delivered since the last progress write may come again (at least once).
+//!
+//! A timer message carrying `TIMER_DEL_UNIQKEY` (`<topic>+<UNIQ_KEY>`; RECALL_MESSAGE stores one)
+//! is a delete marker: it is never delivered, and the timer of its slot that the key names is
+//! dropped instead of delivered (Java's `MAGIC_DELETE`: only within the same slot, and only when
+//! the marker was read before the slot came).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,7 +36,7 @@ use crate::common::histogram::Histogram;
 use crate::common::message::{
     PROPERTY_DELAY_TIME_LEVEL, PROPERTY_REAL_QUEUE_ID, PROPERTY_REAL_TOPIC,
     PROPERTY_TIMER_DELAY_MS, PROPERTY_TIMER_DELAY_SEC, PROPERTY_TIMER_DELIVER_MS,
-    PROPERTY_TIMER_DEL_UNIQKEY, PROPERTY_TIMER_OUT_MS,
+    PROPERTY_TIMER_DEL_UNIQKEY, PROPERTY_TIMER_OUT_MS, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
 };
 use crate::common::properties::Properties;
 use crate::store::config::MessageStoreConfig;
@@ -40,6 +45,11 @@ use crate::store::message::{sysflag, PutMessageStatus};
 use crate::store::MessageStore;
 
 pub const TIMER_TOPIC: &str = "rmq_sys_wheel_timer";
+
+/// Java `TimerMessageStore.buildDeleteKey`: a timer message named by topic and UNIQ_KEY.
+pub fn timer_delete_key(real_topic: &str, uniq_key: &str) -> String {
+    format!("{real_topic}+{uniq_key}")
+}
 const TICK: Duration = Duration::from_millis(100);
 const BATCH: i32 = 64;
 
@@ -156,6 +166,8 @@ struct Progress {
 struct State {
     /// (delivery ms, queue offset) → physical offset
     pending: BTreeMap<(i64, i64), i64>,
+    /// slot (`TIMER_OUT_MS`) → the delete markers' keys read for it; dropped once the slot passed.
+    deletes: BTreeMap<i64, HashSet<String>>,
     read_offset: i64,
     dirty: bool,
 }
@@ -236,6 +248,7 @@ impl TimerMessageService {
             path,
             state: Mutex::new(State {
                 pending: BTreeMap::new(),
+                deletes: BTreeMap::new(),
                 read_offset: progress.min_pending_offset.max(min),
                 dirty: false,
             }),
@@ -285,10 +298,16 @@ impl TimerMessageService {
                         .get(PROPERTY_TIMER_OUT_MS)
                         .and_then(|v| v.parse::<i64>().ok())?;
                     let topic = props.get(PROPERTY_REAL_TOPIC).unwrap_or("").to_string();
-                    Some((due, topic, rec.born_timestamp, rec.store_timestamp))
+                    let delete = props.get(PROPERTY_TIMER_DEL_UNIQKEY).map(str::to_string);
+                    Some((due, topic, delete, rec.born_timestamp, rec.store_timestamp))
                 });
                 match timer.flatten() {
-                    Some((ms, topic, born, stored)) if !skip((ms, offset)) => {
+                    Some((ms, topic, Some(delete), ..)) if !skip((ms, offset)) => {
+                        st.deletes.entry(ms).or_default().insert(delete);
+                        // Java counts a marker as one timer less of its topic
+                        counters.deleted_one(&topic);
+                    }
+                    Some((ms, topic, None, born, stored)) if !skip((ms, offset)) => {
                         st.pending.insert((ms, offset), phy);
                         added += 1;
                         counters.enqueued_one(&topic, ms, born, stored, enqueue);
@@ -400,21 +419,25 @@ impl TimerMessageService {
         self.persist_logged();
     }
 
-    /// Puts every timer due at `now` back to its topic, in (time, offset) order. A timer's slot
-    /// (`TIMER_OUT_MS`, rounded down) is read once the clock has passed the whole slot, as
-    /// Java's wheel does (`currReadTimeMs < currWriteTimeMs`): never before the asked time.
+    /// Puts every timer due at `now` back to its topic, in (time, offset) order, but those a
+    /// delete marker of their slot names. A timer's slot (`TIMER_OUT_MS`, rounded down) is read
+    /// once the clock has passed the whole slot, as Java's wheel does (`currReadTimeMs <
+    /// currWriteTimeMs`): never before the asked time.
     fn deliver_due(&self, now: i64) {
         let precision = self.store.config().timer_precision_ms.max(1);
         loop {
             let next = {
-                let st = self.state.lock();
-                st.pending.iter().next().map(|(k, v)| (*k, *v))
+                let mut st = self.state.lock();
+                let next = st.pending.iter().next().map(|(k, v)| (*k, *v));
+                if next.is_none_or(|(key, _)| key.0 + precision > now) {
+                    // every timer of the slots passed was handled: their markers are done
+                    st.deletes.retain(|slot, _| slot + precision > now);
+                    return;
+                }
+                next
             };
             let Some((key, phy)) = next else { return };
-            if key.0 + precision > now {
-                return;
-            }
-            if !self.deliver_one(phy, now) {
+            if !self.deliver_one(key.0, phy, now) {
                 return; // retried on the next tick
             }
             let mut st = self.state.lock();
@@ -423,8 +446,32 @@ impl TimerMessageService {
         }
     }
 
-    /// `TimerMessageStore.convert` + put; `false` when the put failed.
-    fn deliver_one(&self, phy: i64, now: i64) -> bool {
+    /// `TimerMessageStore.convert` + put (nothing when a marker of `slot` names the message);
+    /// `false` when the put failed.
+    fn deliver_one(&self, slot: i64, phy: i64, now: i64) -> bool {
+        if self.state.lock().deletes.contains_key(&slot) {
+            let key = with_record(&self.store, phy, |rec| {
+                let props = Properties::decode_bytes(rec.properties);
+                match (
+                    props.get(PROPERTY_REAL_TOPIC),
+                    props.get(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX),
+                ) {
+                    (Some(topic), Some(uniq)) => Some(timer_delete_key(topic, uniq)),
+                    _ => None,
+                }
+            });
+            if let Some(Some(key)) = key {
+                let st = self.state.lock();
+                if st
+                    .deletes
+                    .get(&slot)
+                    .is_some_and(|keys| keys.contains(&key))
+                {
+                    tracing::debug!(key, slot, "timer message deleted (recalled)");
+                    return true;
+                }
+            }
+        }
         let msg = with_record(&self.store, phy, |rec| timer_due(rec, now));
         let Some(Some(msg)) = msg else {
             tracing::error!(
@@ -487,6 +534,11 @@ impl TimerCounters {
             .entry(topic.to_string())
             .or_insert_with(|| Arc::new(Histogram::new(DELAY_LATENCY_BUCKETS, 1.0)))
             .record(((due - born) / 1000).max(0) as u64);
+    }
+
+    /// A delete marker read: one timer of `topic` less (Java `addMetric(msg, -1)`).
+    fn deleted_one(&mut self, topic: &str) {
+        *self.timing.entry(topic.to_string()).or_default() -= 1;
     }
 
     fn dequeued_one(&mut self, topic: &str) {

@@ -1,6 +1,7 @@
 //! The message model broker, store and wire share: topic configs and permissions, properties,
 //! sysflags, message ids, tag hash, topic/group name rules, system topic names, batch bodies.
 
+pub mod base64;
 pub mod batch;
 pub mod config;
 pub mod data_version;
@@ -15,6 +16,7 @@ pub mod message;
 pub mod msg_id;
 pub mod pairs;
 pub mod properties;
+pub mod recall_handle;
 pub mod subscription_group;
 pub mod tag;
 pub mod topic;

@@ -15,6 +15,7 @@ pub mod pop_message;
 pub mod pull;
 pub mod query;
 pub mod query_assignment;
+pub mod recall;
 pub mod reply_message;
 pub mod send;
 

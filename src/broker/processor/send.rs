@@ -52,20 +52,24 @@ async fn check_and_put(
     } else {
         MessageType::Normal
     };
-    let (result, transaction_id) = if header.is_batch() {
+    let (result, transaction_id, recall_handle) = if header.is_batch() {
         let batch = put::batch(ctx, request, &header, &target)?;
         let result = ctx.store.put_messages(&batch).wait().await;
         count_put(ctx, &batch.topic, &result, Some(ty));
-        (result, None)
+        (result, None, None)
     } else {
-        let (msg, uniq_key) = put::send_message(ctx, request, &header, &target)?;
+        let put::Prepared {
+            msg,
+            uniq_key,
+            recall_handle,
+        } = put::send_message(ctx, request, &header, &target)?;
         let result = ctx.store.put_message(&msg).wait().await;
         count_put(ctx, &msg.topic, &result, Some(ty));
         if ty == MessageType::Transaction && result.is_ok() {
             // a half message stored for `header.topic` (Java's TransactionMetrics +1)
             ctx.tx_counts.add(&header.topic, 1);
         }
-        (result, Some(uniq_key))
+        (result, Some(uniq_key), recall_handle)
     };
     Ok(put_result_response(
         ctx,
@@ -73,6 +77,7 @@ async fn check_and_put(
         result,
         target.queue_id,
         transaction_id,
+        recall_handle,
     ))
 }
 
@@ -120,13 +125,14 @@ pub(crate) fn not_available_remark(ctx: &BrokerContext) -> String {
 
 /// Java `handlePutMessageResult`: the store's status as a response code and remark; the
 /// header carries the offset msgId, the queue asked for (a half message's real queue) and,
-/// as Java's `transactionId`, the message's UNIQ_KEY.
+/// as Java's `transactionId`, the message's UNIQ_KEY, and a timer message's recall handle.
 fn put_result_response(
     ctx: &BrokerContext,
     request: &RemotingCommand,
     result: PutMessageResult,
     queue_id: i32,
     transaction_id: Option<String>,
+    recall_handle: Option<String>,
 ) -> RemotingCommand {
     use PutMessageStatus::*;
     let (code, remark) = match result.status {
@@ -164,6 +170,7 @@ fn put_result_response(
             queue_id,
             queue_offset: append.logics_offset,
             transaction_id,
+            recall_handle,
             ..Default::default()
         };
         header.write_to(response.ext_mut());

@@ -10,15 +10,18 @@ use super::check::group_not_exist;
 use super::Draft;
 use crate::broker::error::BrokerError;
 use crate::broker::schedule_message_service::transform_delay_level;
-use crate::broker::timer_message_service::{transform_timer, TimerRefusal};
+use crate::broker::timer_message_service::{timer_delete_key, transform_timer, TimerRefusal};
 use crate::broker::transaction::to_half_message;
 use crate::broker::BrokerContext;
 use crate::common::message::{
-    PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL, PROPERTY_INNER_MULTI_DISPATCH,
-    PROPERTY_LITE_TOPIC, PROPERTY_MSG_REGION, PROPERTY_TRACE_SWITCH, PROPERTY_TRANSACTION_PREPARED,
-    PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+    PROPERTY_BORN_TIMESTAMP, PROPERTY_CLUSTER, PROPERTY_DELAY_TIME_LEVEL,
+    PROPERTY_INNER_MULTI_DISPATCH, PROPERTY_LITE_TOPIC, PROPERTY_MSG_REGION,
+    PROPERTY_PRODUCER_GROUP, PROPERTY_REAL_TOPIC, PROPERTY_TAGS, PROPERTY_TIMER_DELIVER_MS,
+    PROPERTY_TIMER_DEL_UNIQKEY, PROPERTY_TIMER_OUT_MS, PROPERTY_TRACE_CONTEXT,
+    PROPERTY_TRACE_SWITCH, PROPERTY_TRANSACTION_PREPARED, PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
 };
 use crate::common::properties::{Properties, MAX_PROPERTIES_LENGTH};
+use crate::common::recall_handle::RecallHandle;
 use crate::common::topic::{self, TopicConfig, PERM_READ, PERM_WRITE};
 use crate::remoting::header::send_message::SendMessageRequestHeader;
 use crate::remoting::{RemotingCommand, ResponseCode};
@@ -71,6 +74,15 @@ pub fn stamp_region_and_trace(ctx: &BrokerContext, properties: &mut Option<Strin
     *properties = Some(props.encode());
 }
 
+/// A message to store and what its send answers besides the offsets.
+pub struct Prepared {
+    pub msg: MessageInput,
+    /// UNIQ_KEY (Java's `transactionId` in the answer).
+    pub uniq_key: String,
+    /// A timer message's recall handle (Java `attachRecallHandle`).
+    pub recall_handle: Option<String>,
+}
+
 /// SEND_MESSAGE: the message to store, after Java's `handleRetryAndDLQ`, the transaction check
 /// and `HookUtils.handleScheduleMessage` (accurate timer, else delay level), and its UNIQ_KEY
 /// (the response's transactionId).
@@ -79,7 +91,7 @@ pub fn send_message(
     request: &RemotingCommand,
     header: &SendMessageRequestHeader,
     target: &Target,
-) -> Result<(MessageInput, String), BrokerError> {
+) -> Result<Prepared, BrokerError> {
     let mut msg = draft(ctx, request, header, target);
     let mut props = Properties::decode(header.properties.as_deref().unwrap_or(""));
     add_region_and_trace(ctx, &mut props);
@@ -122,11 +134,77 @@ pub fn send_message(
         .get(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
         .unwrap_or_default()
         .to_string();
+    let recall_handle = recall_handle(ctx, &props, &uniq_key);
     let input = msg.with_properties(&props);
     check_sizes(ctx, &input)?;
     check_lmq_quota(ctx, &input)?;
-    Ok((input, uniq_key))
+    Ok(Prepared {
+        msg: input,
+        uniq_key,
+        recall_handle,
+    })
 }
+
+/// Java `attachRecallHandle`: a message stored as a timer (`TIMER_OUT_MS` and `REAL_TOPIC`; not
+/// a retry) is answered with the handle that recalls it. A `TIMER_OUT_MS` that is no number
+/// gives none (Java fails the send on it after storing the message).
+fn recall_handle(ctx: &BrokerContext, props: &Properties, uniq_key: &str) -> Option<String> {
+    let out = props.get(PROPERTY_TIMER_OUT_MS)?.parse::<i64>().ok()?;
+    let real_topic = props.get(PROPERTY_REAL_TOPIC)?;
+    if topic::is_retry_topic(real_topic) {
+        return None;
+    }
+    let handle = RecallHandle {
+        topic: real_topic.to_string(),
+        broker_name: ctx.config.broker_name.clone(),
+        timestamp: out.saturating_add(1).to_string(), // rounds down into the same slot
+        message_id: uniq_key.to_string(),
+    };
+    Some(handle.encode())
+}
+
+/// RECALL_MESSAGE: Java `RecallMessageProcessor.buildMessage`, a delete marker for the timer
+/// message `handle` names. It carries the message's UNIQ_KEY and `TIMER_DEL_UNIQKEY` =
+/// `<topic>+<UNIQ_KEY>` and is timed for the handle's timestamp, so it is stored in the timer
+/// queue for the same slot. Refused as a timer (past or too far) when the time is not valid.
+pub fn recall_marker(
+    ctx: &BrokerContext,
+    handle: &RecallHandle,
+    producer_group: Option<&str>,
+    born_host: SocketAddr,
+) -> Result<MessageInput, BrokerError> {
+    let now = crate::broker::now_millis();
+    let mut msg = Draft {
+        topic: handle.topic.clone(),
+        queue_id: 0,
+        flag: 0,
+        sys_flag: 0,
+        body: bytes::Bytes::from_static(b"0"),
+        born_timestamp: now,
+        born_host,
+        store_host: ctx.store_host,
+        reconsume_times: 0,
+        prepared_transaction_offset: 0,
+    };
+    let mut props = Properties::new();
+    props.insert(PROPERTY_TAGS, RECALL_TAG);
+    props.insert(
+        PROPERTY_TIMER_DEL_UNIQKEY,
+        timer_delete_key(&handle.topic, &handle.message_id),
+    );
+    props.insert(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX, &handle.message_id);
+    props.insert(PROPERTY_TIMER_DELIVER_MS, &handle.timestamp);
+    props.insert(PROPERTY_BORN_TIMESTAMP, now.to_string());
+    props.insert(PROPERTY_TRACE_CONTEXT, "");
+    if let Some(group) = producer_group {
+        props.insert(PROPERTY_PRODUCER_GROUP, group);
+    }
+    schedule(ctx, &mut msg, &mut props)?;
+    Ok(msg.with_properties(&props))
+}
+
+/// The TAGS of a recall's delete marker (Java `RECALL_MESSAGE_TAG`).
+pub const RECALL_TAG: &str = "_RECALL_TAG_";
 
 /// Java 5.5 `HookUtils.handleLmqQuota`: with `enableLmqQuota` (and LMQ multi-dispatch on), a
 /// message naming an LMQ that does not exist yet is refused once `maxLmqConsumeQueueNum` exist.

@@ -146,52 +146,7 @@ fn bit_set<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
     }
 }
 
-/// Standard Base64 with or without padding; `None` on any other character.
-pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let bytes = s.trim().trim_end_matches('=').as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for &c in bytes {
-        acc = (acc << 6) | value(c)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
-/// Standard Base64 with padding, as fastjson writes a byte array.
-pub fn base64_encode(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | (*b as u32) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
+pub use crate::common::base64::{decode as base64_decode, encode as base64_encode};
 
 #[cfg(test)]
 mod tests {
@@ -207,16 +162,6 @@ mod tests {
         let b = BatchAckMessageRequestBody::decode(long).unwrap();
         assert_eq!(b.acks[0].offsets(), vec![16]);
         assert_eq!(b.acks[0].consumer_group, "G");
-    }
-
-    #[test]
-    fn base64_round_trips() {
-        for n in 0..40u8 {
-            let bytes: Vec<u8> = (0..n).map(|i| i.wrapping_mul(37)).collect();
-            assert_eq!(base64_decode(&base64_encode(&bytes)).unwrap(), bytes);
-        }
-        assert_eq!(base64_encode(&[5]), "BQ==");
-        assert!(base64_decode("B!").is_none());
     }
 
     #[test]

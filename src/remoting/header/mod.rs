@@ -33,6 +33,7 @@ pub mod query_consume_queue;
 pub mod query_consumer_offset;
 pub mod query_message;
 pub mod query_topic_consume_by_who;
+pub mod recall_message;
 pub mod reply_message;
 pub mod reset_offset;
 pub mod rpc;

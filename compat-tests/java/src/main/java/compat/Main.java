@@ -41,6 +41,7 @@ import org.apache.rocketmq.client.impl.consumer.ProcessQueue;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.SendCallback;
+import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.client.producer.TransactionListener;
@@ -129,6 +130,7 @@ public final class Main {
         def("J14", "issue7", 60, "delay level 3 (3 s) and delayTimeMs 3000", Main::j14);
         def("J15", "data", 90, "transactions commit/rollback/check-back", Main::j15);
         def("J21", "data", 90, "request/reply", Main::j21);
+        def("J22", "data", 90, "timer message recalled by its send's handle (RECALL_MESSAGE 370) never comes; its twin does", Main::j22);
         Swap.register(); // issue 5: SW-* (driven by compat-tests/swap.sh)
         Pop.register(); // issue 22: POP-* (driven by compat-tests/suites/pop.sh)
         PopSwap.register(); // issue 22: POP-SW-* (driven by compat-tests/swap.sh)
@@ -1334,6 +1336,51 @@ public final class Main {
         check(d1 >= 2500 && d1 <= 30000, "level 3 delivered after " + d1 + " ms (want 2.5 s .. 30 s)");
         check(d2 >= 2500 && d2 <= 30000, "delayTimeMs 3000 delivered after " + d2 + " ms (want 2.5 s .. 30 s)");
         return "level3 " + d1 + " ms, timer " + d2 + " ms";
+    }
+
+    // 5.3.2+: a timer message's SendResult carries a recall handle; DefaultMQProducer.recallMessage hands it back
+    // (RECALL_MESSAGE 370, recallMessageEnable=true in broker.conf.tmpl) and the broker drops the message when its
+    // slot comes. Two timers for the same time: the recalled one never arrives, the other does.
+    static String j22(Ctx c) throws Exception {
+        String topic = c.name("t");
+        String other = c.name("o");
+        c.createTopic(topic, 4);
+        c.createTopic(other, 4);
+        Map<String, Long> arrived = new ConcurrentHashMap<>();
+        DefaultMQPushConsumer cons = c.pushConsumer(c.name("cg"), null);
+        cons.subscribe(topic, "*");
+        cons.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            for (MessageExt m : msgs) {
+                arrived.putIfAbsent(uniq(m), System.currentTimeMillis());
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        cons.start();
+        Thread.sleep(2000);
+        DefaultMQProducer p = c.producer(c.name("pg"));
+        long due = System.currentTimeMillis() + 6000;
+        Message recalled = new Message(topic, bytes("recalled timer"));
+        recalled.setDeliverTimeMs(due);
+        Message kept = new Message(topic, bytes("kept timer"));
+        kept.setDeliverTimeMs(due);
+        SendResult ra = sendOk(p, recalled);
+        SendResult rb = sendOk(p, kept);
+        check(ra.getRecallHandle() != null && rb.getRecallHandle() != null, "timer sends without a recall handle: " + ra + " / " + rb);
+        // the broker refuses a handle named for another topic (ILLEGAL_OPERATION 604)
+        try {
+            p.recallMessage(other, ra.getRecallHandle());
+            check(false, "recall under another topic accepted");
+        } catch (MQBrokerException e) {
+            check(e.getResponseCode() == 604, "recall under another topic: code " + e.getResponseCode() + " " + e.getErrorMessage());
+        }
+        String id = p.recallMessage(topic, ra.getRecallHandle());
+        check(ra.getMsgId().equals(id), "recall answered msgId " + id + ", sent " + ra.getMsgId());
+        check(waitFor(() -> arrived.containsKey(rb.getMsgId()), 30_000), "the timer not recalled did not arrive: " + arrived.keySet());
+        long late = arrived.get(rb.getMsgId()) - due;
+        // both timers share one slot, so the recalled one would be put in the same pass: a consumer pull round is margin
+        Thread.sleep(3000);
+        check(!arrived.containsKey(ra.getMsgId()), "the recalled timer message was delivered");
+        return "kept timer " + late + " ms after its time, recalled one absent 3 s later; wrong topic refused 604";
     }
 
     static String j15(Ctx c) throws Exception {
