@@ -28,6 +28,9 @@
 #   GRPC-J08        the proxy restarted with "enableBatchAck": true: 20 received and acked; the broker's
 #                   rocketmq_rpc_latency counts (Prometheus, listenPort + 3) grew for batch_ack_message and not for
 #                   ack_message
+#   GRPC-J09        recall: two delay messages for the same time (DELAY topic); Producer.recallMessage with the first
+#                   one's receipt handle (the proxy sends RECALL_MESSAGE 370; recallMessageEnable=true in the broker
+#                   conf): only the second is received, the first not within 3 s after it
 # Ports: GRPC_PROXY_PORT (gRPC, default 8081) and GRPC_PROXY_REMOTING_PORT (default 8080); the proxy binds all
 # interfaces (no setting for it): the clients only ever use 127.0.0.1.
 # In the default COMPAT_SUITES; alone: COMPAT_SUITES=grpc compat-tests/run.sh (see compat-tests/README.md)
@@ -36,7 +39,7 @@ PLUGIN_SUITES+=(grpc)
 
 : "${GRPC_PROXY_PORT:=8081}"
 : "${GRPC_PROXY_REMOTING_PORT:=8080}"
-GRPC_JAVA_IDS=(GRPC-J01 GRPC-J02 GRPC-J03 GRPC-J04 GRPC-J05 GRPC-J06 GRPC-J07)
+GRPC_JAVA_IDS=(GRPC-J01 GRPC-J02 GRPC-J03 GRPC-J04 GRPC-J05 GRPC-J06 GRPC-J07 GRPC-J09)
 GRPC_GO_IDS=(GRPC-G01 GRPC-G02 GRPC-G03 GRPC-G04 GRPC-G05)
 
 grpc_ids() { echo "${GRPC_JAVA_IDS[@]}" GRPC-J08 "${GRPC_GO_IDS[@]}"; }
@@ -173,8 +176,8 @@ suite_grpc() { # suite_grpc <broker addr>
   # topics with their message.type, the FIFO and DLQ groups: real mqadmin commands, all in one JVM (MqadminBatch)
   local id ty cp
   {
-    for id in J01 J02 J03 J04 J05 J06 J07 J08 G01 G02 G03 G04 G05; do
-      case $id in J02|G02) ty=FIFO ;; J03|G03) ty=DELAY ;; J04|G04) ty=TRANSACTION ;; *) ty=NORMAL ;; esac
+    for id in J01 J02 J03 J04 J05 J06 J07 J08 J09 G01 G02 G03 G04 G05; do
+      case $id in J02|G02) ty=FIFO ;; J03|J09|G03) ty=DELAY ;; J04|G04) ty=TRANSACTION ;; *) ty=NORMAL ;; esac
       printf 'topic-%s\tupdateTopic\t-n\t%s\t-b\t%s\t-t\tGRPC_%s_%s_t\t-r\t4\t-w\t4\t-a\t+message.type=%s\n' "$id" "$NS_ADDR" "$A" "$id" "$GRPC_RID" "$ty"
     done
     printf 'group-%s\tupdateSubGroup\t-n\t%s\t-b\t%s\t-g\tGRPC_%s_%s_g\t%s\t%s\n' \
@@ -198,7 +201,7 @@ suite_grpc() { # suite_grpc <broker addr>
   cat "$GRPC_OUT/mqadmin-1.out" "$GRPC_OUT/mqadmin-2.out" > "$GRPC_OUT/mqadmin.out"
   awk -v d="$GRPC_OUT" '/^=== /{f=d "/" $2 ".out"; printf "" > f; next} f{print >> f}' "$GRPC_OUT/mqadmin.out"
   local bad=""
-  for id in J01 J02 J03 J04 J05 J06 J07 J08 G01 G02 G03 G04 G05; do
+  for id in J01 J02 J03 J04 J05 J06 J07 J08 J09 G01 G02 G03 G04 G05; do
     grep -q "create topic to 127\.0\.0\.1:$port success" "$GRPC_OUT/topic-$id.out" || bad="$bad topic-$id"
   done
   for id in J02 G02 J07; do grep -q "create subscription group to 127\.0\.0\.1:$port success" "$GRPC_OUT/group-$id.out" || bad="$bad group-$id"; done

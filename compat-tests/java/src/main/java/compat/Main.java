@@ -1306,9 +1306,8 @@ public final class Main {
         return "in " + dlq + " after " + deliveries.get() + " deliveries";
     }
 
-    static String j14(Ctx c) throws Exception {
-        String topic = c.name("t");
-        c.createTopic(topic, 4);
+    /** A push consumer (group cg) on all of topic: when each UNIQ_KEY first arrived; started 2 s before it is returned. */
+    static Map<String, Long> arrivals(Ctx c, String topic) throws Exception {
         Map<String, Long> arrived = new ConcurrentHashMap<>();
         DefaultMQPushConsumer cons = c.pushConsumer(c.name("cg"), null);
         cons.subscribe(topic, "*");
@@ -1320,6 +1319,13 @@ public final class Main {
         });
         cons.start();
         Thread.sleep(2000);
+        return arrived;
+    }
+
+    static String j14(Ctx c) throws Exception {
+        String topic = c.name("t");
+        c.createTopic(topic, 4);
+        Map<String, Long> arrived = arrivals(c, topic);
         DefaultMQProducer p = c.producer(c.name("pg"));
         Message lvl = new Message(topic, bytes("delay level 3"));
         lvl.setDelayTimeLevel(3);
@@ -1346,17 +1352,7 @@ public final class Main {
         String other = c.name("o");
         c.createTopic(topic, 4);
         c.createTopic(other, 4);
-        Map<String, Long> arrived = new ConcurrentHashMap<>();
-        DefaultMQPushConsumer cons = c.pushConsumer(c.name("cg"), null);
-        cons.subscribe(topic, "*");
-        cons.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
-            for (MessageExt m : msgs) {
-                arrived.putIfAbsent(uniq(m), System.currentTimeMillis());
-            }
-            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-        });
-        cons.start();
-        Thread.sleep(2000);
+        Map<String, Long> arrived = arrivals(c, topic);
         DefaultMQProducer p = c.producer(c.name("pg"));
         long due = System.currentTimeMillis() + 6000;
         Message recalled = new Message(topic, bytes("recalled timer"));
