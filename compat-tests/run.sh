@@ -67,11 +67,11 @@ record() {
 # ids of the Java scenarios per suite (must exist in compat.Main)
 # issue 7 scenarios (J11 orderly, J12 retry, J13 DLQ, J14 delay level + timer, J15 transactions, J21 request/reply;
 # Go G05-G08) run in the default suites; the opt-in issue7 suite is kept for new ones
-DATA_IDS=(J01 J02 J04 J05 J06 J06S J07 J08 J09 J10 J11 J12 J13 J14 J15 J16 J18 J18R J19 J21)
+DATA_IDS=(J01 J02 J04 J05 J06 J06S J07 J08 J09 J10 J11 J12 J13 J14 J15 J16 J18 J18R J19 J21 J22)
 ISSUE7_IDS=()
 GO_IDS=(G01 G02 G03 G04 G05 G06 G07 G08 G09)
 GO_ISSUE7_IDS=()
-MQA_IDS=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24 M24b M25 M26)
+MQA_IDS=(M01 M02 M03 M04 M05 M06 M07 M08 M09 M10 M11 M11b M12 M13 M14 M15 M16 M17 M18 M19 M20 M21 M22 M23 M24 M24b M25 M26 M27 M27b M27c M28 M28b)
 NSA_IDS=(NS-A01 NS-A02 NS-A03 NS-A04 NS-A05 NS-A06)
 
 filter_only() { # filter_only ids... -> ids restricted by COMPAT_ONLY
