@@ -6,7 +6,7 @@
 # v5.1.4 (compat-tests/grpc-go, its own Go module). The proxy's needs from the broker: a NameServer route for a topic
 # named after the cluster (clusterTopicEnable), DefaultHeartBeatSyncerTopic (UPDATE_AND_CREATE_TOPIC + a
 # BROADCASTING push consumer), GET_TOPIC_CONFIG 351 (message.type check), GET_SUBSCRIPTIONGROUP_CONFIG 352 (FIFO
-# flag, retry policy), SEND_MESSAGE_V2, POP (initMode MAX: every consumer starts before its producer), ACK /
+# flag, retry policy), SEND_MESSAGE_V2, POP (initMode MAX; a new group starts at 0 while the first message is in memory), ACK /
 # BATCH_ACK / CHANGE_INVISIBLETIME, CONSUMER_SEND_MSG_BACK, END_TRANSACTION and the transaction check-back.
 # Topics (GRPC_<id>_<run>_t) are created with mqadmin updateTopic -a +message.type=<NORMAL|FIFO|DELAY|TRANSACTION>
 # (the proxy's enableTopicMessageTypeCheck stays on); groups GRPC_<id>_<run>_g are auto-created, except the FIFO
